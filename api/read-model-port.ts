@@ -1,0 +1,79 @@
+/**
+ * What the API reads. In both modes the service materialises the topics (cards, results, analytics)
+ * into a read model behind this port; the API never touches the log or the processors.
+ */
+import type { AnalyticsRow } from '../domain/avro-types.generated.js';
+
+/** A race without its runners, as listed by /races and embedded in a race. */
+export interface RaceSummary {
+  raceId: string;
+  courseId: string;
+  courseName: string;
+  country: string;
+  /** ISO 8601 UTC */
+  offTime: string;
+  /** local meeting date at the course, YYYY-MM-DD */
+  meetingDate: string;
+  raceName: string;
+  discipline: string;
+  surface: string;
+  distanceYards: number;
+  going: string;
+  raceClass: number;
+  /** declared runners less non-runners on the latest card */
+  fieldSize: number;
+  cardVersion: number;
+  /** 'declared' until the result is in, then 'result' */
+  status: 'declared' | 'result';
+}
+
+export interface RaceRunner {
+  horseId: string;
+  horseName: string;
+  age: number;
+  sireId: string | null;
+  sireName: string | null;
+  jockeyId: string;
+  jockeyName: string;
+  trainerId: string;
+  trainerName: string;
+  saddleCloth: number;
+  draw: number;
+  weightLbs: number;
+  officialRating: number;
+  nonRunner: boolean;
+  /** finishing position once run (0 = did not finish); null before the result or for non-runners */
+  position: number | null;
+  /** finished | pulled-up | fell | ...; null before the result */
+  resultStatus: string | null;
+  beatenLengths: number | null;
+  startingPrice: number | null;
+  favourite: boolean | null;
+}
+
+export interface RaceDetail extends RaceSummary {
+  winningTimeSeconds: number | null;
+  runners: RaceRunner[];
+}
+
+export interface RaceDay {
+  /** YYYY-MM-DD (meeting date) */
+  date: string;
+  races: number;
+}
+
+export interface ReadModel {
+  /** Days with racing in [from, to] (inclusive meeting dates), ascending. */
+  raceDays(from: string, to: string): Promise<RaceDay[]>;
+  /** Races on a meeting date, ordered by offTime then raceId. */
+  racesOn(date: string): Promise<RaceSummary[]>;
+  /** Races with offTime in [fromMs, toMs), ordered by offTime then raceId. */
+  racesOffBetween(fromMs: number, toMs: number): Promise<RaceSummary[]>;
+  race(raceId: string): Promise<RaceDetail | undefined>;
+  /** Current analytics rows of a race ordered by horseId; undefined when the race is unknown. */
+  analytics(raceId: string): Promise<AnalyticsRow[] | undefined>;
+  /** Every current analytics row, ordered by raceId then horseId. */
+  allAnalytics(): AsyncIterable<AnalyticsRow>;
+  /** The day served by /demo: the latest meeting date on or before `today` whose races all have results. */
+  demoDate(today: string): Promise<string | undefined>;
+}
