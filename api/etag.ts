@@ -1,0 +1,39 @@
+/**
+ * Strong ETags for every GET 200 (SHA-256 of the exact body bytes) and 304 for a matching
+ * If-None-Match. Computed after serialisation, so the tag always describes the bytes sent.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+
+export function etagOf(body: string | Buffer): string {
+  return '"' + createHash('sha256').update(body).digest('base64url') + '"';
+}
+
+const TAG_RE = /(?:W\/)?"[^"]*"/g;
+
+/** RFC 9110 13.1.2: If-None-Match uses the weak comparison, and `*` matches any current representation. */
+export function ifNoneMatchMatches(header: string | string[] | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (value.trim() === '*') return true;
+  const opaque = etag.replace(/^W\//, '');
+  for (const m of value.matchAll(TAG_RE)) if (m[0].replace(/^W\//, '') === opaque) return true;
+  return false;
+}
+
+export function installEtags(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200) return payload;
+    // Streams (the NDJSON export) are not buffered just to be hashed.
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+    const etag = etagOf(payload);
+    reply.header('etag', etag);
+    if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) {
+      reply.code(304);
+      reply.removeHeader('content-type');
+      reply.removeHeader('content-length');
+      return '';
+    }
+    return payload;
+  });
+}

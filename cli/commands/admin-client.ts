@@ -1,0 +1,70 @@
+/** keys and export through the running service's admin endpoint, or straight from the store when none runs. */
+import { createWriteStream } from 'node:fs';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { analyticsNdjson } from '../../api/admin.js';
+import { RacingError } from '../../domain/errors.js';
+import type { ServiceFile } from '../service-file.js';
+import type { Runtime } from '../runtime.js';
+
+export interface KeyInfo {
+  id: string;
+  name: string;
+  createdAt: string;
+  revokedAt?: string | null;
+}
+
+async function call(s: ServiceFile, method: string, path: string, body?: unknown): Promise<Response> {
+  const res = await fetch(`${s.adminUrl}/admin/v1${path}`, {
+    method,
+    headers: { 'x-admin-token': s.token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!res.ok) {
+    const text = await res.text();
+    let detail = text;
+    try {
+      const p = JSON.parse(text) as { detail?: string; code?: string };
+      detail = p.detail ?? text;
+      if (p.code === 'not_found') throw new RacingError('not_found', detail);
+    } catch (e) {
+      if (e instanceof RacingError) throw e;
+    }
+    throw new RacingError('internal', `service answered ${res.status}: ${detail}`);
+  }
+  return res;
+}
+
+export type Target = { service: ServiceFile } | { rt: Runtime };
+
+export async function createKey(t: Target, name: string): Promise<{ id: string; key: string; name: string; createdAt: string }> {
+  if ('service' in t) return (await (await call(t.service, 'POST', '/keys', { name })).json()) as never;
+  return t.rt.keys.create(name);
+}
+
+export async function listKeys(t: Target): Promise<KeyInfo[]> {
+  if ('service' in t) {
+    const body = (await (await call(t.service, 'GET', '/keys')).json()) as { keys: KeyInfo[] } | KeyInfo[];
+    return Array.isArray(body) ? body : body.keys;
+  }
+  return t.rt.keys.list();
+}
+
+export async function revokeKey(t: Target, id: string): Promise<void> {
+  if ('service' in t) {
+    await call(t.service, 'DELETE', `/keys/${encodeURIComponent(id)}`);
+    return;
+  }
+  const ok = await t.rt.keys.revoke(id);
+  if (!ok) throw new RacingError('not_found', `no key with id ${id}`);
+}
+
+/** Writes every current row as canonical NDJSON (sorted by raceId then horseId) to a file or stdout. */
+export async function exportAnalytics(t: Target, out: string | undefined): Promise<void> {
+  const source =
+    'service' in t
+      ? Readable.fromWeb((await call(t.service, 'GET', '/export/analytics')).body as import('node:stream/web').ReadableStream)
+      : analyticsNdjson(t.rt.view);
+  const sink: Writable = out ? createWriteStream(out) : new Writable({ write: (c, _e, cb) => (process.stdout.write(c) ? cb() : process.stdout.once('drain', cb)) });
+  await pipeline(source, sink);
+}

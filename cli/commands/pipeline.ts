@@ -1,0 +1,90 @@
+/** generate / process / rebuild: moving events through the pipeline, with progress and figures. */
+import { generateFeed } from '../../domain/generator/index.js';
+import { addDays, parseDate, todayUtc } from '../../domain/time.js';
+import { RacingError } from '../../domain/errors.js';
+import { ANALYTICS_GROUP, AnalyticsProcessor } from '../../streams/processors/analytics-processor.js';
+import { runViewMaterializer } from '../../streams/processors/view-materializer.js';
+import { publishEvents } from '../../streams/publisher.js';
+import { TOPICS } from '../../streams/topics.js';
+import { progress } from '../progress.js';
+import { type Runtime, VIEW_GROUP } from '../runtime.js';
+
+export interface GenerateArgs {
+  from: string;
+  to: string;
+  seed: number;
+}
+
+export function checkDateArg(name: string, v: string | undefined): string {
+  if (v === undefined || parseDate(v) === undefined) {
+    throw new RacingError('validation_failed', `--${name} must be a date YYYY-MM-DD (got ${v === undefined ? 'nothing' : `'${v}'`})`);
+  }
+  return v;
+}
+
+/** The demo history `racing start` generates on an empty data dir: N years up to the day after tomorrow. */
+export function demoRange(years: number, now = Date.now()): { from: string; to: string } {
+  const today = todayUtc(now);
+  return { from: `${Number(today.slice(0, 4)) - years}${today.slice(4)}`, to: addDays(today, 2) };
+}
+
+export async function generate(rt: Runtime, args: GenerateArgs): Promise<{ cards: number; results: number; courses: number }> {
+  if (args.to < args.from) throw new RacingError('validation_failed', '--to must not be before --from');
+  const fromMs = parseDate(args.from)!;
+  const span = parseDate(args.to)! + 86_400_000 - fromMs;
+  const bar = progress('generate', 100, '%');
+  const stats = await publishEvents(rt.log, rt.codecs, generateFeed({ from: args.from, to: args.to, seed: args.seed }), {
+    onProgress: (s, last) => bar.update(Math.max(0, Math.min(100, ((last - fromMs) / span) * 100)), `${s.cards + s.results} events`),
+  });
+  bar.finish(`${stats.cards} card versions, ${stats.results} results, ${stats.courses} courses`);
+  return stats;
+}
+
+export interface ProcessFigures {
+  records: number;
+  rows: number;
+  tombstones: number;
+  deadLetters: number;
+  seconds: number;
+  rowsPerSecond: number;
+}
+
+/** Runs the analytics processor and then the API's view until both are caught up. */
+export async function processAll(rt: Runtime): Promise<ProcessFigures> {
+  const ends = await Promise.all([TOPICS.cards, TOPICS.results, TOPICS.courses].map((t) => rt.log.endOffsets(t)));
+  const committed = await Promise.all([TOPICS.cards, TOPICS.results, TOPICS.courses].map((t) => rt.log.committed(ANALYTICS_GROUP, t)));
+  const total = ends.flat().reduce((a, b) => a + b, 0) - committed.flat().reduce((a, b) => a + b, 0);
+  const started = performance.now();
+  const processor = await AnalyticsProcessor.open({ log: rt.log, codecs: rt.codecs, store: rt.processorStore, logger: rt.logger });
+  const bar = progress('process', Math.max(total, 0), 'records');
+  await processor.run({ untilCaughtUp: true, onBatch: (s) => bar.update(s.records, `${s.rowsEmitted} rows`) });
+  const seconds = (performance.now() - started) / 1000;
+  bar.finish(`${processor.stats.rowsEmitted} rows, ${processor.stats.tombstones} tombstones, ${processor.stats.deadLetters} dead letters`);
+  const viewBar = progress('materialise view', undefined, 'batches');
+  await runViewMaterializer({ log: rt.log, serde: rt.codecs.serde, view: rt.view, logger: rt.logger, group: VIEW_GROUP, untilCaughtUp: true });
+  viewBar.finish();
+  return {
+    records: processor.stats.records,
+    rows: processor.stats.rowsEmitted,
+    tombstones: processor.stats.tombstones,
+    deadLetters: processor.stats.deadLetters,
+    seconds,
+    rowsPerSecond: seconds > 0 ? processor.stats.rowsEmitted / seconds : 0,
+  };
+}
+
+/** Drops derived state and outputs (processor state, view, analytics/snapshot/dead-letter topics) and replays. */
+export async function rebuild(rt: Runtime): Promise<ProcessFigures> {
+  await rt.processorStore.clear();
+  await rt.view.clear();
+  for (const t of [TOPICS.analytics, TOPICS.courseSnapshots, TOPICS.deadLetter]) await rt.log.truncate(t);
+  await rt.log.resetGroup(ANALYTICS_GROUP, [TOPICS.cards, TOPICS.results, TOPICS.courses]);
+  await rt.log.resetGroup(VIEW_GROUP, [TOPICS.cards, TOPICS.results, TOPICS.analytics]);
+  return processAll(rt);
+}
+
+/** True when nothing was ever published to the input topics. */
+export async function inputIsEmpty(rt: Runtime): Promise<boolean> {
+  const ends = await rt.log.endOffsets(TOPICS.cards);
+  return ends.every((e) => e === 0);
+}

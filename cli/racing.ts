@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+/**
+ * `racing`: the one command-line entry point. Commands:
+ *   start | generate | process | serve | rebuild | keys create|revoke|list | export analytics
+ */
+import { parseArgs } from 'node:util';
+import { isRacingError, RacingError } from '../domain/errors.js';
+import { createLogger, type Logger } from '../domain/logger.js';
+import { type ServiceConfig, serviceConfigFromEnv } from './config.js';
+import { createKey, exportAnalytics, listKeys, revokeKey, type Target } from './commands/admin-client.js';
+import { checkDateArg, demoRange, generate, inputIsEmpty, processAll, rebuild } from './commands/pipeline.js';
+import { serve } from './commands/serve.js';
+import { openRuntime, type Runtime } from './runtime.js';
+import { runningService } from './service-file.js';
+
+const USAGE = `usage: racing <command> [options]
+
+  start                          generate a demo history on an empty data dir, process it and serve the API
+  generate --from D --to D [--seed N]
+                                 publish generated cards, card updates and results (dates YYYY-MM-DD)
+  process                        run the processors until caught up
+  serve                          serve the API (and keep processing new events)
+  rebuild [--yes]                drop derived state and outputs, replay from the start
+  keys create --name NAME [--json]
+  keys revoke KEY_ID
+  keys list [--json]
+  export analytics [--out FILE]  every current row as NDJSON sorted by raceId then horseId
+
+environment: RACING_DATA_DIR (./data), HOST (127.0.0.1), PORT (3000), RACING_PARTITIONS (4),
+             RACING_DEMO_YEARS (3), RATE_LIMIT_PER_MINUTE (600), LOG_LEVEL (info)`;
+
+async function withRuntime<T>(config: ServiceConfig, logger: Logger, f: (rt: Runtime) => Promise<T>): Promise<T> {
+  const rt = await openRuntime(config, logger);
+  try {
+    return await f(rt);
+  } finally {
+    await rt.close();
+  }
+}
+
+/** keys/export go through the running service when there is one (the store has a single writer). */
+async function withTarget<T>(config: ServiceConfig, logger: Logger, f: (t: Target) => Promise<T>): Promise<T> {
+  const service = runningService(config.dataDir);
+  if (service) return f({ service });
+  return withRuntime(config, logger, (rt) => f({ rt }));
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return command ? 0 : 2;
+  }
+  const config = serviceConfigFromEnv(process.env);
+  const logger = createLogger({ level: config.logLevel });
+  const t0 = performance.now();
+  switch (command) {
+    case 'start': {
+      const rt = await openRuntime(config, logger);
+      if (await inputIsEmpty(rt)) {
+        const range = demoRange(config.demoYears);
+        process.stderr.write(`empty data dir ${config.dataDir}: generating a demo history ${range.from} .. ${range.to}\n`);
+        await generate(rt, { ...range, seed: 1 });
+      }
+      const figures = await processAll(rt);
+      process.stderr.write(`processed ${figures.records} records: ${figures.rows} rows in ${figures.seconds.toFixed(1)}s\n`);
+      const url = await serve(rt, () => rt.close());
+      process.stderr.write(`serving on ${url} (ready ${((performance.now() - t0) / 1000).toFixed(1)}s after start)\n`);
+      return -1; // keep running
+    }
+    case 'serve': {
+      const rt = await openRuntime(config, logger);
+      await processAll(rt);
+      const url = await serve(rt, () => rt.close());
+      process.stderr.write(`serving on ${url}\n`);
+      return -1;
+    }
+    case 'generate': {
+      const { values } = parseArgs({ args: rest, options: { from: { type: 'string' }, to: { type: 'string' }, seed: { type: 'string' } } });
+      const from = checkDateArg('from', values.from);
+      const to = checkDateArg('to', values.to);
+      const seed = values.seed === undefined ? 1 : Number(values.seed);
+      if (!Number.isInteger(seed) || seed < 0) throw new RacingError('validation_failed', '--seed must be a non-negative integer');
+      await withRuntime(config, logger, (rt) => generate(rt, { from, to, seed }));
+      return 0;
+    }
+    case 'process': {
+      const f = await withRuntime(config, logger, (rt) => processAll(rt));
+      process.stdout.write(`${JSON.stringify(f)}\n`);
+      return 0;
+    }
+    case 'rebuild': {
+      const f = await withRuntime(config, logger, (rt) => rebuild(rt));
+      process.stdout.write(`rebuild: ${f.records} records, ${f.rows} rows in ${f.seconds.toFixed(2)}s = ${Math.round(f.rowsPerSecond)} rows/s\n`);
+      return 0;
+    }
+    case 'keys': {
+      const [sub, ...args] = rest;
+      const { values, positionals } = parseArgs({
+        args,
+        allowPositionals: true,
+        options: { name: { type: 'string' }, json: { type: 'boolean', default: false } },
+      });
+      if (sub === 'create') {
+        if (!values.name) throw new RacingError('validation_failed', 'keys create needs --name NAME');
+        const k = await withTarget(config, logger, (t) => createKey(t, values.name!));
+        if (values.json) process.stdout.write(`${JSON.stringify({ id: k.id, key: k.key })}\n`);
+        else process.stdout.write(`id:  ${k.id}\nkey: ${k.key}\nThe key is shown only now; store it safely.\n`);
+        return 0;
+      }
+      if (sub === 'revoke') {
+        const id = positionals[0];
+        if (!id) throw new RacingError('validation_failed', 'keys revoke needs KEY_ID');
+        await withTarget(config, logger, (t) => revokeKey(t, id));
+        process.stdout.write(`revoked ${id}\n`);
+        return 0;
+      }
+      if (sub === 'list') {
+        const keys = await withTarget(config, logger, (t) => listKeys(t));
+        if (values.json) process.stdout.write(`${JSON.stringify(keys)}\n`);
+        else for (const k of keys) process.stdout.write(`${k.id}\t${k.name}\t${k.createdAt}\t${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}\n`);
+        return 0;
+      }
+      throw new RacingError('validation_failed', 'keys needs one of: create, revoke, list');
+    }
+    case 'export': {
+      const [what, ...args] = rest;
+      if (what !== 'analytics') throw new RacingError('validation_failed', 'export needs: analytics');
+      const { values } = parseArgs({ args, options: { out: { type: 'string' } } });
+      await withTarget(config, logger, (t) => exportAnalytics(t, values.out));
+      return 0;
+    }
+    default:
+      process.stderr.write(`unknown command '${command}'\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (e: unknown) => {
+    if (isRacingError(e)) process.stderr.write(`racing: ${e.message} (${e.code})\n`);
+    else process.stderr.write(`racing: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,133 @@
+/**
+ * The day loop: meetings are generated one local date at a time and their events held in a small
+ * window until nothing generated later can precede them, then released in feed order. Memory is the
+ * window (about three days of events) plus the living population.
+ */
+import { COURSES, courseRecord } from '../courses.js';
+import { MS_PER_DAY, parseDate } from '../time.js';
+import { Horses } from './horses.js';
+import { runMeeting, type World } from './meeting.js';
+import { People } from './people.js';
+import { hashString, Rng } from './prng.js';
+import { dayInfo, meetingsOn } from './schedule.js';
+import { compareFeedEvents, type FeedEvent, type GenerateOptions } from './types.js';
+import { ZoneClock } from './zones.js';
+
+export interface ResolvedOptions {
+  readonly fromDay: number;
+  readonly toDay: number;
+  readonly seed: number;
+  readonly scale: number;
+}
+
+export function resolveOptions(o: GenerateOptions): ResolvedOptions {
+  const from = parseDate(o.from);
+  const to = parseDate(o.to);
+  if (from === undefined) throw new RangeError(`from is not a YYYY-MM-DD date: ${o.from}`);
+  if (to === undefined) throw new RangeError(`to is not a YYYY-MM-DD date: ${o.to}`);
+  if (to < from) throw new RangeError(`to (${o.to}) is before from (${o.from})`);
+  const seed = o.seed ?? 1;
+  if (!Number.isSafeInteger(seed)) throw new RangeError(`seed must be an integer: ${seed}`);
+  const scale = o.scale ?? 1;
+  if (!(scale > 0 && scale <= 10)) throw new RangeError(`scale must be in (0, 10]: ${scale}`);
+  return { fromDay: from / MS_PER_DAY, toDay: to / MS_PER_DAY, seed, scale };
+}
+
+/** Course events: when a course's racing (re)starts in the range, and when a surface changes. */
+function courseEvents(fromDay: number, toDay: number): Map<number, FeedEvent[]> {
+  const byDay = new Map<number, FeedEvent[]>();
+  const add = (day: number, code: string, asOf: string) => {
+    const c = COURSES.find((x) => x.code === code)!;
+    const publishedAt = (day - 3) * MS_PER_DAY;
+    const list = byDay.get(day) ?? [];
+    list.push({ kind: 'course', publishedAt, value: courseRecord(c, asOf) });
+    byDay.set(day, list);
+  };
+  for (const c of COURSES) {
+    for (const [openFrom, openTo] of c.open) {
+      const start = parseDate(openFrom)! / MS_PER_DAY;
+      const end = openTo === null ? Number.POSITIVE_INFINITY : parseDate(openTo)! / MS_PER_DAY;
+      if (end < fromDay || start > toDay) continue;
+      const day = Math.max(start, fromDay);
+      add(day, c.code, dayInfo(day).date);
+    }
+    for (const p of c.surfaceHistory) {
+      const day = parseDate(p.from)! / MS_PER_DAY;
+      const openAtStart = c.open.some(([f]) => f === p.from);
+      if (day > fromDay && day <= toDay && !openAtStart) add(day, c.code, p.from);
+    }
+  }
+  return byDay;
+}
+
+/** Internal counters, for the summary. */
+export interface PopulationStats {
+  horsesCreated: number;
+  warmStartHorses: number;
+  horsesInTraining: number;
+  meetings: number;
+  shortFields: number;
+  lateWarmStarts: number;
+}
+
+export class FeedGenerator {
+  private readonly world: World;
+  private readonly opts: ResolvedOptions;
+
+  constructor(options: GenerateOptions) {
+    this.opts = resolveOptions(options);
+    const rng = new Rng(this.opts.seed, hashString('racing-generator'));
+    const people = new People(rng, this.opts.seed, this.opts.scale, dayInfo(this.opts.fromDay).year);
+    this.world = {
+      rng,
+      people,
+      horses: new Horses(rng, people, this.opts.seed),
+      clock: new ZoneClock(),
+      warmUntil: this.opts.fromDay + 365,
+      meetings: 0,
+      shortFields: 0,
+      lateWarmStarts: 0,
+    };
+  }
+
+  stats(): PopulationStats {
+    const h = this.world.horses;
+    return {
+      horsesCreated: h.created,
+      warmStartHorses: h.warmCreated,
+      horsesInTraining: h.size,
+      meetings: this.world.meetings,
+      shortFields: this.world.shortFields,
+      lateWarmStarts: this.world.lateWarmStarts,
+    };
+  }
+
+  *events(): Generator<FeedEvent> {
+    const { fromDay, toDay, scale } = this.opts;
+    const w = this.world;
+    const courses = courseEvents(fromDay, toDay);
+    let pending: FeedEvent[] = [];
+    let year = dayInfo(fromDay).year;
+    for (let day = fromDay; day <= toDay; day++) {
+      const d = dayInfo(day);
+      if (d.year !== year) {
+        year = d.year;
+        w.people.newYear(year);
+        w.horses.newYear(year, day);
+      }
+      const fresh: FeedEvent[] = courses.get(day) ?? [];
+      for (const m of meetingsOn(w.rng, day, scale)) runMeeting(w, m, d, fresh);
+      if (fresh.length > 0) {
+        pending = pending.concat(fresh);
+        pending.sort(compareFeedEvents);
+      }
+      // Nothing generated for a later day is published before (day - 2) 00:00 UTC.
+      const watermark = (day - 2) * MS_PER_DAY;
+      let k = 0;
+      while (k < pending.length && pending[k]!.publishedAt < watermark) yield pending[k++]!;
+      if (k > 0) pending = pending.slice(k);
+    }
+    yield* pending;
+  }
+}
+

@@ -1,0 +1,198 @@
+/**
+ * The API's read model over a StorePort: races (latest card + result) with day and off-time indexes,
+ * and the current analytics rows. Written by the view materialiser from the topics, read by the API.
+ */
+import type { ReadModel, RaceDay, RaceDetail, RaceRunner, RaceSummary } from '../../api/read-model-port.js';
+import type { AnalyticsRow, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
+import { isoUtc } from '../../domain/time.js';
+import type { BatchOp, StorePort } from '../store-port.js';
+
+interface StoredRace {
+  card: RaceCard | null;
+  result: RaceResult | null;
+}
+
+const padMs = (ms: number) => String(ms).padStart(15, '0');
+
+export class LevelReadModel implements ReadModel {
+  constructor(private readonly store: StorePort) {}
+
+  // ---- writes (view materialiser) ----
+
+  /** Applies a batch of events atomically; later events of the same race win by rule (newer card, newer result). */
+  async apply(events: readonly ({ kind: 'card'; value: RaceCard } | { kind: 'result'; value: RaceResult } | { kind: 'row'; key: string; value: AnalyticsRow | null })[]): Promise<void> {
+    const races = new Map<string, StoredRace>();
+    const before = new Map<string, RaceCard | null>();
+    const load = async (raceId: string): Promise<StoredRace> => {
+      let r = races.get(raceId);
+      if (!r) {
+        const buf = await this.store.get(`race!${raceId}`);
+        r = buf ? (JSON.parse(buf.toString()) as StoredRace) : { card: null, result: null };
+        races.set(raceId, r);
+        before.set(raceId, r.card);
+      }
+      return r;
+    };
+    const ops: BatchOp[] = [];
+    for (const e of events) {
+      if (e.kind === 'card') {
+        const r = await load(e.value.raceId);
+        const c = r.card;
+        if (!c || e.value.publishedAt > c.publishedAt || (e.value.publishedAt === c.publishedAt && e.value.version > c.version)) {
+          r.card = e.value;
+        }
+      } else if (e.kind === 'result') {
+        const r = await load(e.value.raceId);
+        if (!r.result || e.value.publishedAt > r.result.publishedAt) r.result = e.value;
+      } else {
+        const [raceId, horseId] = e.key.split(':') as [string, string];
+        const key = `row!${raceId}!${horseId}`;
+        ops.push(e.value ? { type: 'put', key, value: Buffer.from(JSON.stringify(e.value)) } : { type: 'del', key });
+      }
+    }
+    for (const [raceId, r] of races) {
+      ops.push({ type: 'put', key: `race!${raceId}`, value: Buffer.from(JSON.stringify(r)) });
+      const old = before.get(raceId);
+      if (old && r.card && (old.meetingDate !== r.card.meetingDate || old.offTime !== r.card.offTime)) {
+        ops.push({ type: 'del', key: `day!${old.meetingDate}!${padMs(old.offTime)}!${raceId}` });
+        ops.push({ type: 'del', key: `off!${padMs(old.offTime)}!${raceId}` });
+      }
+      if (r.card) {
+        ops.push({ type: 'put', key: `day!${r.card.meetingDate}!${padMs(r.card.offTime)}!${raceId}`, value: Buffer.alloc(0) });
+        ops.push({ type: 'put', key: `off!${padMs(r.card.offTime)}!${raceId}`, value: Buffer.alloc(0) });
+      }
+    }
+    if (ops.length > 0) await this.store.batch(ops);
+  }
+
+  /** Drops everything (before a rebuild). */
+  async clear(): Promise<void> {
+    await this.store.clear();
+  }
+
+  // ---- reads (API) ----
+
+  async raceDays(from: string, to: string): Promise<RaceDay[]> {
+    const counts = new Map<string, number>();
+    for await (const [k] of this.store.entries({ gte: `day!${from}!`, lt: `day!${to}!~` })) {
+      const date = k.slice(4, 14);
+      counts.set(date, (counts.get(date) ?? 0) + 1);
+    }
+    return [...counts].map(([date, races]) => ({ date, races }));
+  }
+
+  async racesOn(date: string): Promise<RaceSummary[]> {
+    const ids: string[] = [];
+    for await (const [k] of this.store.entries({ gte: `day!${date}!`, lt: `day!${date}!~` })) ids.push(k.slice(k.lastIndexOf('!') + 1));
+    return this.summaries(ids);
+  }
+
+  async racesOffBetween(fromMs: number, toMs: number): Promise<RaceSummary[]> {
+    const ids: string[] = [];
+    for await (const [k] of this.store.entries({ gte: `off!${padMs(fromMs)}!`, lt: `off!${padMs(toMs)}!` })) {
+      ids.push(k.slice(k.lastIndexOf('!') + 1));
+    }
+    return this.summaries(ids);
+  }
+
+  async race(raceId: string): Promise<RaceDetail | undefined> {
+    const buf = await this.store.get(`race!${raceId}`);
+    if (!buf) return undefined;
+    const r = JSON.parse(buf.toString()) as StoredRace;
+    return r.card ? toDetail(r.card, r.result) : undefined;
+  }
+
+  async analytics(raceId: string): Promise<AnalyticsRow[] | undefined> {
+    const race = await this.store.get(`race!${raceId}`);
+    if (!race || !(JSON.parse(race.toString()) as StoredRace).card) return undefined;
+    const rows: AnalyticsRow[] = [];
+    for await (const [, v] of this.store.entries({ gte: `row!${raceId}!`, lt: `row!${raceId}!~` })) {
+      rows.push(JSON.parse(v.toString()) as AnalyticsRow);
+    }
+    return rows;
+  }
+
+  async *allAnalytics(): AsyncIterable<AnalyticsRow> {
+    for await (const [, v] of this.store.entries({ gte: 'row!', lt: 'row!~' })) yield JSON.parse(v.toString()) as AnalyticsRow;
+  }
+
+  async demoDate(today: string): Promise<string | undefined> {
+    let checked = 0;
+    let candidate: string | undefined;
+    let allResulted = true;
+    for await (const [k] of this.store.entries({ gte: 'day!', lt: `day!${today}!~`, reverse: true })) {
+      const date = k.slice(4, 14);
+      if (date !== candidate) {
+        if (candidate !== undefined && allResulted) return candidate;
+        if (++checked > 30) return undefined;
+        candidate = date;
+        allResulted = true;
+      }
+      if (!allResulted) continue;
+      const buf = await this.store.get(`race!${k.slice(k.lastIndexOf('!') + 1)}`);
+      if (!buf || !(JSON.parse(buf.toString()) as StoredRace).result) allResulted = false;
+    }
+    return candidate !== undefined && allResulted ? candidate : undefined;
+  }
+
+  private async summaries(ids: string[]): Promise<RaceSummary[]> {
+    const bufs = await this.store.getMany(ids.map((id) => `race!${id}`));
+    const out: RaceSummary[] = [];
+    for (const b of bufs) {
+      if (!b) continue;
+      const r = JSON.parse(b.toString()) as StoredRace;
+      if (r.card) out.push(toSummary(r.card, r.result));
+    }
+    return out;
+  }
+}
+
+function toSummary(c: RaceCard, result: RaceResult | null): RaceSummary {
+  return {
+    raceId: c.raceId,
+    courseId: c.courseId,
+    courseName: c.courseName,
+    country: c.country,
+    offTime: isoUtc(c.offTime),
+    meetingDate: c.meetingDate,
+    raceName: c.raceName,
+    discipline: c.discipline,
+    surface: c.surface,
+    distanceYards: c.distanceYards,
+    going: c.going,
+    raceClass: c.raceClass,
+    fieldSize: c.runners.filter((r) => !r.nonRunner).length,
+    cardVersion: c.version,
+    status: result ? 'result' : 'declared',
+  };
+}
+
+function toDetail(c: RaceCard, result: RaceResult | null): RaceDetail {
+  const res = new Map((result?.runners ?? []).map((r) => [r.horseId, r]));
+  const runners: RaceRunner[] = c.runners.map((r) => {
+    const x = res.get(r.horseId);
+    return {
+      horseId: r.horseId,
+      horseName: r.horseName,
+      age: r.age,
+      sireId: r.sireId,
+      sireName: r.sireName,
+      jockeyId: r.jockeyId,
+      jockeyName: r.jockeyName,
+      trainerId: r.trainerId,
+      trainerName: r.trainerName,
+      saddleCloth: r.saddleCloth,
+      draw: r.draw,
+      weightLbs: r.weightLbs,
+      officialRating: r.officialRating,
+      nonRunner: r.nonRunner,
+      position: x ? x.position : null,
+      resultStatus: x ? x.status : null,
+      beatenLengths: x ? x.beatenLengths : null,
+      startingPrice: x ? x.startingPrice : null,
+      favourite: x ? x.favourite : null,
+    };
+  });
+  runners.sort((a, b) => a.saddleCloth - b.saddleCloth || (a.horseId < b.horseId ? -1 : 1));
+  return { ...toSummary(c, result), winningTimeSeconds: result?.winningTimeSeconds ?? null, runners };
+}

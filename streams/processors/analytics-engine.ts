@@ -1,0 +1,440 @@
+/**
+ * The analytics processor's core: a deterministic state machine over cards, results and courses that
+ * keeps per-entity rolling aggregates and, on flush, (re)computes the rows of every race whose inputs
+ * changed. Pure with respect to I/O: the pipeline feeds it decoded events and persists what it marks dirty.
+ *
+ * Every row is computed "as of" its race's off from (a) the race's own card and result and (b) one
+ * entity key's visible history per feature (horse, jockey, trainer, sire, course snapshot key), so the
+ * set of rows does not depend on arrival order or batching; only provisional rows track what has
+ * arrived so far.
+ */
+import type { AnalyticsRow, Course, RaceCard, RaceCardRunner, RaceResult } from '../../domain/avro-types.generated.js';
+import { disciplineCode, distanceBucket, distanceBucketCode, goingCode, surfaceCode } from '../../domain/codes.js';
+import {
+  COURSE_VEC_WIDTH,
+  courseRaceVector,
+  drawFeatures,
+  jockeyFeatures,
+  sireFeatures,
+  trainerFeatures,
+} from '../../domain/features/entities.js';
+import { type HorseRun, horseFeatures, runFigure } from '../../domain/features/horse.js';
+import { isoUtc } from '../../domain/time.js';
+import { EventIndex } from '../../state/aggregates/event-index.js';
+import type { RaceState, RunnerLink } from './engine-state.js';
+import { type EngineState, entityKey } from './engine-state.js';
+
+export interface RowOutput {
+  /** `${raceId}:${horseId}` */
+  key: string;
+  /** null = tombstone (the runner no longer has a row) */
+  row: AnalyticsRow | null;
+  /** event time of the row (computedAtUtc), or of the input that removed it */
+  timestamp: number;
+}
+
+export interface EngineCounters {
+  cards: number;
+  results: number;
+  courses: number;
+  duplicates: number;
+  resultRunnersNotOnCard: number;
+  rowsEmitted: number;
+  tombstonesEmitted: number;
+}
+
+export function rowKey(raceId: string, horseId: string): string {
+  return `${raceId}:${horseId}`;
+}
+
+/** Latest card version seen: greatest (publishedAt, version). */
+export function latestCard(cards: readonly RaceCard[]): RaceCard | undefined {
+  return cards[cards.length - 1];
+}
+
+/**
+ * The card a race's own fields come from: for a race with a result, the latest version published
+ * before the off (the earliest version if every version was published at or after it); otherwise the
+ * latest version seen. The off itself is the latest version's.
+ */
+export function effectiveCard(cards: readonly RaceCard[], hasResult: boolean): RaceCard | undefined {
+  const latest = latestCard(cards);
+  if (!latest || !hasResult) return latest;
+  let eff: RaceCard | undefined;
+  for (const c of cards) if (c.publishedAt < latest.offTime) eff = c;
+  return eff ?? cards[0];
+}
+
+const cardOrder = (a: RaceCard, b: RaceCard): number => a.publishedAt - b.publishedAt || a.version - b.version;
+
+export class AnalyticsEngine {
+  readonly counters: EngineCounters = {
+    cards: 0,
+    results: 0,
+    courses: 0,
+    duplicates: 0,
+    resultRunnersNotOnCard: 0,
+    rowsEmitted: 0,
+    tombstonesEmitted: 0,
+  };
+  private readonly dirtyRaces = new Set<string>();
+
+  constructor(readonly state: EngineState) {}
+
+  applyCard(card: RaceCard): void {
+    this.counters.cards++;
+    const race = this.state.race(card.raceId);
+    if (race.cards.some((c) => c.version === card.version && c.publishedAt === card.publishedAt)) {
+      this.counters.duplicates++;
+      return;
+    }
+    race.cards.push(card);
+    race.cards.sort(cardOrder);
+    this.state.courseRace(card.courseId, card.raceId);
+    this.reconcile(race);
+  }
+
+  applyResult(result: RaceResult): void {
+    this.counters.results++;
+    const race = this.state.race(result.raceId);
+    // A later publication supersedes (a corrected result); an equal or older one is a duplicate.
+    if (race.result && race.result.publishedAt >= result.publishedAt) {
+      this.counters.duplicates++;
+      return;
+    }
+    race.result = result;
+    this.reconcile(race);
+  }
+
+  applyCourse(course: Course): void {
+    this.counters.courses++;
+    this.state.setCourse(course);
+    for (const raceId of this.state.racesAtCourse(course.courseId)) this.dirtyRaces.add(raceId);
+  }
+
+  /** Recomputes every race marked dirty and returns the rows that changed (and tombstones). */
+  flush(): RowOutput[] {
+    const out: RowOutput[] = [];
+    const ids = [...this.dirtyRaces].sort();
+    this.dirtyRaces.clear();
+    for (const raceId of ids) this.recompute(this.state.race(raceId), out);
+    return out;
+  }
+
+  get pendingRecomputes(): number {
+    return this.dirtyRaces.size;
+  }
+
+  /** Brings the entity aggregates in line with the race's current card and result. */
+  private reconcile(race: RaceState): void {
+    this.dirtyRaces.add(race.raceId);
+    this.state.touchRace(race);
+    const next = this.links(race);
+    const prev = race.links;
+    if (JSON.stringify(prev) === JSON.stringify(next)) return;
+    if (prev) this.unlink(race.raceId, prev);
+    if (next) this.link(race.raceId, next);
+    race.links = next;
+  }
+
+  /** What this race contributes to entities: run facts once it has a card and a result, else pending interest. */
+  private links(race: RaceState): RaceState['links'] {
+    const latest = latestCard(race.cards);
+    if (!latest) return null;
+    const result = race.result;
+    const card = effectiveCard(race.cards, result !== null)!;
+    const declared = card.runners.filter((r) => !r.nonRunner);
+    const off = latest.offTime;
+    const courseKey = entityKey.course(card.courseId, card.discipline, distanceBucket(card.distanceYards), card.surface);
+    if (!result) {
+      return {
+        kind: 'pending',
+        off,
+        visibleAt: off,
+        courseKey,
+        courseVec: [],
+        runners: declared.map((r) => pendingLink(r)),
+      };
+    }
+    const byHorse = new Map(result.runners.map((r) => [r.horseId, r]));
+    const declaredIds = new Set(declared.map((r) => r.horseId));
+    for (const r of result.runners) if (!declaredIds.has(r.horseId)) this.counters.resultRunnersNotOnCard++;
+    const rated = declared.map((r) => r.officialRating);
+    const ran: RunnerLink[] = [];
+    const vecInput: { draw: number; position: number; favourite: boolean }[] = [];
+    for (const r of declared) {
+      const res = byHorse.get(r.horseId);
+      if (!res) continue;
+      const figure = runFigure({
+        position: res.position,
+        beatenLengths: res.beatenLengths,
+        weightLbs: r.weightLbs,
+        distanceYards: card.distanceYards,
+        raceClass: card.raceClass,
+        ratedOfFinalCard: rated,
+      });
+      ran.push({ ...pendingLink(r), position: res.position, figure });
+      vecInput.push({ draw: r.draw, position: res.position, favourite: res.favourite });
+    }
+    return {
+      kind: 'ran',
+      off,
+      visibleAt: Math.max(result.publishedAt, off),
+      courseKey,
+      courseVec: courseRaceVector(vecInput),
+      courseId: card.courseId,
+      distanceYards: card.distanceYards,
+      raceClass: card.raceClass,
+      runners: ran,
+    };
+  }
+
+  private link(raceId: string, l: NonNullable<RaceState['links']>): void {
+    const s = this.state;
+    if (l.kind === 'pending') {
+      for (const r of l.runners) {
+        s.horse(r.horseId).pending[raceId] = l.off;
+        s.index('jockey', r.jockeyId, 1).pending[raceId] = l.off;
+        s.index('trainer', r.trainerId, 2).pending[raceId] = l.off;
+        if (r.sireId) s.index('sire', r.sireId, 1).pending[raceId] = l.off;
+      }
+      s.index('course', l.courseKey, COURSE_VEC_WIDTH).pending[raceId] = l.off;
+      return;
+    }
+    for (const r of l.runners) {
+      const key = rowKey(raceId, r.horseId);
+      const win = r.position === 1 ? 1 : 0;
+      const horse = s.horse(r.horseId);
+      const run: HorseRun = {
+        raceId,
+        off: l.off,
+        visibleAt: l.visibleAt,
+        courseId: l.courseId!,
+        position: r.position!,
+        figure: r.figure ?? null,
+        distanceYards: l.distanceYards!,
+        officialRating: r.officialRating,
+        weightLbs: r.weightLbs,
+        raceClass: l.raceClass!,
+      };
+      insertRun(horse.runs, run);
+      s.touchHorse(r.horseId);
+      this.markHorseDependents(r.horseId, l.off, raceId);
+      const jk = s.index('jockey', r.jockeyId, 1);
+      jk.idx.upsert(key, l.off, l.visibleAt, [win]);
+      this.markDependents(jk, 'jockey', r.jockeyId, l.off, raceId);
+      const tr = s.index('trainer', r.trainerId, 2);
+      tr.idx.upsert(key, l.off, l.visibleAt, [win, r.position === 2 || r.position === 3 ? 1 : 0]);
+      this.markDependents(tr, 'trainer', r.trainerId, l.off, raceId);
+      if (r.sireId) {
+        const si = s.index('sire', r.sireId, 1);
+        si.idx.upsert(key, l.off, l.visibleAt, [win]);
+        this.markDependents(si, 'sire', r.sireId, l.off, raceId);
+      }
+    }
+    const ck = s.index('course', l.courseKey, COURSE_VEC_WIDTH);
+    ck.idx.upsert(raceId, l.off, l.visibleAt, l.courseVec);
+    this.markDependents(ck, 'course', l.courseKey, l.off, raceId);
+  }
+
+  private unlink(raceId: string, l: NonNullable<RaceState['links']>): void {
+    const s = this.state;
+    if (l.kind === 'pending') {
+      for (const r of l.runners) {
+        delete s.horse(r.horseId).pending[raceId];
+        delete s.index('jockey', r.jockeyId, 1).pending[raceId];
+        delete s.index('trainer', r.trainerId, 2).pending[raceId];
+        if (r.sireId) delete s.index('sire', r.sireId, 1).pending[raceId];
+        s.touchHorse(r.horseId);
+      }
+      delete s.index('course', l.courseKey, COURSE_VEC_WIDTH).pending[raceId];
+      return;
+    }
+    for (const r of l.runners) {
+      const key = rowKey(raceId, r.horseId);
+      const horse = s.horse(r.horseId);
+      const i = horse.runs.findIndex((x) => x.raceId === raceId);
+      if (i >= 0) horse.runs.splice(i, 1);
+      s.touchHorse(r.horseId);
+      this.markHorseDependents(r.horseId, l.off, raceId);
+      const jk = s.index('jockey', r.jockeyId, 1);
+      jk.idx.remove(key);
+      this.markDependents(jk, 'jockey', r.jockeyId, l.off, raceId);
+      const tr = s.index('trainer', r.trainerId, 2);
+      tr.idx.remove(key);
+      this.markDependents(tr, 'trainer', r.trainerId, l.off, raceId);
+      if (r.sireId) {
+        const si = s.index('sire', r.sireId, 1);
+        si.idx.remove(key);
+        this.markDependents(si, 'sire', r.sireId, l.off, raceId);
+      }
+    }
+    const ck = s.index('course', l.courseKey, COURSE_VEC_WIDTH);
+    ck.idx.remove(raceId);
+    this.markDependents(ck, 'course', l.courseKey, l.off, raceId);
+  }
+
+  /** Races that may see a change of this entity at `off`: pending or run races of the entity off later. */
+  private markDependents(
+    e: { idx: EventIndex; pending: Record<string, number> },
+    kind: 'jockey' | 'trainer' | 'sire' | 'course',
+    id: string,
+    off: number,
+    self: string,
+  ): void {
+    this.state.touchIndex(kind, id);
+    for (const [rid, o] of Object.entries(e.pending)) if (o > off && rid !== self) this.dirtyRaces.add(rid);
+    for (const k of e.idx.keysOffAfter(off)) {
+      const rid = k.includes(':') ? k.slice(0, k.indexOf(':')) : k;
+      if (rid !== self) this.dirtyRaces.add(rid);
+    }
+  }
+
+  private markHorseDependents(horseId: string, off: number, self: string): void {
+    const h = this.state.horse(horseId);
+    for (const [rid, o] of Object.entries(h.pending)) if (o > off && rid !== self) this.dirtyRaces.add(rid);
+    for (let i = h.runs.length - 1; i >= 0 && h.runs[i]!.off > off; i--) {
+      const rid = h.runs[i]!.raceId;
+      if (rid !== self) this.dirtyRaces.add(rid);
+    }
+  }
+
+  private recompute(race: RaceState, out: RowOutput[]): void {
+    const rows = this.computeRows(race);
+    const next: Record<string, string> = {};
+    for (const row of rows) {
+      const fp = JSON.stringify(row);
+      next[row.horseId] = fp.length > 0 ? fingerprint(fp) : '';
+      if (race.emitted[row.horseId] !== next[row.horseId]) {
+        out.push({ key: rowKey(race.raceId, row.horseId), row, timestamp: Date.parse(row.computedAtUtc) });
+        this.counters.rowsEmitted++;
+      }
+    }
+    const removedAt = race.result?.publishedAt ?? latestCard(race.cards)?.publishedAt ?? 0;
+    for (const horseId of Object.keys(race.emitted).sort()) {
+      if (!(horseId in next)) {
+        out.push({ key: rowKey(race.raceId, horseId), row: null, timestamp: removedAt });
+        this.counters.tombstonesEmitted++;
+      }
+    }
+    if (JSON.stringify(race.emitted) !== JSON.stringify(next)) {
+      race.emitted = next;
+      this.state.touchRace(race);
+    }
+  }
+
+  /** The current rows of a race (final once its result is in), ordered by horseId. */
+  computeRows(race: RaceState): AnalyticsRow[] {
+    const latest = latestCard(race.cards);
+    if (!latest) return [];
+    const result = race.result;
+    const card = effectiveCard(race.cards, result !== null)!;
+    const off = latest.offTime;
+    const declared = card.runners.filter((r) => !r.nonRunner);
+    const byHorse = new Map((result?.runners ?? []).map((r) => [r.horseId, r]));
+    const starters = result ? declared.filter((r) => byHorse.has(r.horseId)) : declared;
+    const courseKey = entityKey.course(card.courseId, card.discipline, distanceBucket(card.distanceYards), card.surface);
+    const courseIdx = this.state.peekIndex('course', courseKey)?.idx;
+    const topo = this.state.course(card.courseId)?.topology ?? null;
+    const rows: AnalyticsRow[] = [];
+    for (const r of [...starters].sort((a, b) => (a.horseId < b.horseId ? -1 : a.horseId > b.horseId ? 1 : 0))) {
+      const hf = horseFeatures(this.state.peekHorse(r.horseId)?.runs ?? [], {
+        off,
+        courseId: card.courseId,
+        distanceYards: card.distanceYards,
+        officialRating: r.officialRating,
+        weightLbs: r.weightLbs,
+        raceClass: card.raceClass,
+      });
+      const jf = jockeyFeatures(this.state.peekIndex('jockey', r.jockeyId)?.idx, off);
+      const tf = trainerFeatures(this.state.peekIndex('trainer', r.trainerId)?.idx, off);
+      const sf = sireFeatures(r.sireId ? this.state.peekIndex('sire', r.sireId)?.idx : undefined, r.sireId !== null, off);
+      const df = drawFeatures(courseIdx, off, r.draw);
+      const res = byHorse.get(r.horseId);
+      const computedAt = result
+        ? result.publishedAt
+        : Math.max(card.publishedAt, hf.latestVisible, jf.latestVisible, tf.latestVisible, sf.latestVisible, df.latestVisible);
+      const pos = res ? res.position : 0;
+      rows.push({
+        raceId: race.raceId,
+        horseId: r.horseId,
+        computedAtUtc: isoUtc(computedAt),
+        position: pos >= 1 && pos <= 9 ? pos : 0,
+        status: result ? 'final' : 'provisional',
+        offTime: isoUtc(off),
+        courseId: card.courseId,
+        jockeyId: r.jockeyId,
+        trainerId: r.trainerId,
+        sireId: r.sireId,
+        draw: r.draw,
+        weightLbs: r.weightLbs,
+        officialRating: r.officialRating,
+        fieldSize: declared.length,
+        distanceYards: card.distanceYards,
+        raceClass: card.raceClass,
+        disciplineCode: disciplineCode(card.discipline),
+        surfaceCode: surfaceCode(card.surface),
+        goingCode: goingCode(card.going),
+        distanceBucketCode: distanceBucketCode(distanceBucket(card.distanceYards)),
+        careerRuns: hf.careerRuns,
+        careerWins: hf.careerWins,
+        courseForm: hf.courseForm,
+        courseFormRuns: hf.courseFormRuns,
+        winRatioLast5: hf.winRatioLast5,
+        vpr: hf.vpr,
+        vprConfidence: hf.vprConfidence,
+        improvingVpr: hf.improvingVpr,
+        jockeyWinRate90Day: jf.jockeyWinRate90Day,
+        jockeyRides90Day: jf.jockeyRides90Day,
+        trainer14DayWinRate: tf.trainer14DayWinRate,
+        trainerRunners14Day: tf.trainerRunners14Day,
+        stableForm: tf.stableForm,
+        sireProgenyWinRate: sf.sireProgenyWinRate,
+        sireProgenyRuns: sf.sireProgenyRuns,
+        drawBiasStrength: df.drawBiasStrength,
+        drawBiasRaces: df.drawBiasRaces,
+        distanceDifferenceY: hf.distanceDifferenceY,
+        ratingDifference: hf.ratingDifference,
+        weightDifferenceLbs: hf.weightDifferenceLbs,
+        classDifference: hf.classDifference,
+        lastRunDays: hf.lastRunDays,
+        courseTotalClimbM: topo ? topo.totalClimbM : null,
+        courseUndulationIndex: topo ? topo.undulationIndex : null,
+        courseElevationRangeM: topo ? topo.elevationRangeM : null,
+      });
+    }
+    return rows;
+  }
+}
+
+function pendingLink(r: RaceCardRunner): RunnerLink {
+  return {
+    horseId: r.horseId,
+    jockeyId: r.jockeyId,
+    trainerId: r.trainerId,
+    sireId: r.sireId,
+    officialRating: r.officialRating,
+    weightLbs: r.weightLbs,
+  };
+}
+
+/** Keeps a horse's runs sorted by (off, raceId). */
+function insertRun(runs: HorseRun[], run: HorseRun): void {
+  const existing = runs.findIndex((x) => x.raceId === run.raceId);
+  if (existing >= 0) runs.splice(existing, 1);
+  let i = runs.length;
+  while (i > 0 && (runs[i - 1]!.off > run.off || (runs[i - 1]!.off === run.off && runs[i - 1]!.raceId > run.raceId))) i--;
+  runs.splice(i, 0, run);
+}
+
+/** FNV-1a 64-bit of a string, hex: a compact fingerprint of an emitted row. */
+function fingerprint(s: string): string {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 0x01000193) >>> 0;
+    h2 = Math.imul(h2 ^ c, 0x5bd1e995) >>> 0;
+  }
+  return h1.toString(16).padStart(8, '0') + h2.toString(16).padStart(8, '0');
+}

@@ -1,0 +1,90 @@
+/**
+ * Runs the analytics engine over the log: input topics in, rows to the compacted analytics topic,
+ * invalid input to the dead-letter topic. After each batch it writes, in one store batch, the changed
+ * state and the input positions, so a crash resumes from the last checkpoint and replays the same rows.
+ */
+import type { Logger } from '../../domain/logger.js';
+import type { BatchOp, StorePort } from '../../state/store-port.js';
+import type { Codecs } from '../codecs.js';
+import type { LogPort, OutRecord, StartOffsets } from '../log-port.js';
+import { TOPICS } from '../topics.js';
+import { AnalyticsEngine } from './analytics-engine.js';
+import { EngineState } from './engine-state.js';
+import { decodeInputs } from './input-decoder.js';
+
+export const ANALYTICS_GROUP = 'racing-analytics';
+const INPUTS = [TOPICS.courses, TOPICS.cards, TOPICS.results] as const;
+
+export interface ProcessorStats {
+  records: number;
+  deadLetters: number;
+  rowsEmitted: number;
+  tombstones: number;
+  batches: number;
+}
+
+export class AnalyticsProcessor {
+  readonly stats: ProcessorStats = { records: 0, deadLetters: 0, rowsEmitted: 0, tombstones: 0, batches: 0 };
+  private constructor(
+    private readonly log: LogPort,
+    private readonly codecs: Codecs,
+    private readonly store: StorePort,
+    private readonly engine: AnalyticsEngine,
+    private readonly positions: Map<string, number>,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Loads the processor's checkpoint (state and input positions) from its store. */
+  static async open(deps: { log: LogPort; codecs: Codecs; store: StorePort; logger: Logger }): Promise<AnalyticsProcessor> {
+    const engineStore = deps.store.sub('e/');
+    const state = await EngineState.load(engineStore);
+    const positions = new Map<string, number>();
+    for await (const [k, v] of deps.store.sub('o/').entries()) positions.set(k, Number(v.toString()));
+    return new AnalyticsProcessor(deps.log, deps.codecs, deps.store, new AnalyticsEngine(state), positions, deps.logger.child({ component: 'analytics-processor' }));
+  }
+
+  get counters() {
+    return this.engine.counters;
+  }
+
+  /** Consumes until caught up (`untilCaughtUp`) or until the signal aborts. */
+  async run(options: { untilCaughtUp: boolean; signal?: AbortSignal; onBatch?: (s: ProcessorStats) => void }): Promise<void> {
+    await this.log.consume(
+      {
+        group: ANALYTICS_GROUP,
+        topics: INPUTS,
+        untilCaughtUp: options.untilCaughtUp,
+        maxBatchRecords: 20_000,
+        ...(options.signal ? { signal: options.signal } : {}),
+        startOffsets: async (): Promise<StartOffsets> => this.positions,
+      },
+      async (batch) => {
+        const { events, deadLetters } = await decodeInputs(this.codecs.serde, batch.records);
+        for (const e of events) {
+          if (e.kind === 'card') this.engine.applyCard(e.value);
+          else if (e.kind === 'result') this.engine.applyResult(e.value);
+          else this.engine.applyCourse(e.value);
+        }
+        const rows: OutRecord[] = [];
+        for (const o of this.engine.flush()) {
+          rows.push({ key: o.key, value: o.row ? this.codecs.row.encode(o.row) : null, timestamp: o.timestamp });
+          if (o.row) this.stats.rowsEmitted++;
+          else this.stats.tombstones++;
+        }
+        if (deadLetters.length > 0) {
+          await this.log.produce(TOPICS.deadLetter, deadLetters);
+          this.logger.warn({ count: deadLetters.length, first: deadLetters[0]?.headers }, 'input records sent to the dead-letter topic');
+        }
+        if (rows.length > 0) await this.log.produce(TOPICS.analytics, rows);
+        for (const r of batch.records) this.positions.set(`${r.topic}:${r.partition}`, r.offset + 1);
+        const ops: BatchOp[] = this.engine.state.takeDirty().map((op) => ({ ...op, key: `e/${op.key}` }));
+        for (const [k, v] of this.positions) ops.push({ type: 'put', key: `o/${k}`, value: Buffer.from(String(v)) });
+        await this.store.batch(ops);
+        this.stats.records += batch.records.length;
+        this.stats.deadLetters += deadLetters.length;
+        this.stats.batches++;
+        options.onBatch?.(this.stats);
+      },
+    );
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Materialises the topics the API serves into its read model: cards and results (races) and the
+ * compacted analytics topic (rows). Each API replica runs its own, so a replica started later catches up
+ * from the topics alone.
+ */
+import type { AnalyticsRow, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
+import { isRacingError } from '../../domain/errors.js';
+import type { Logger } from '../../domain/logger.js';
+import { validateCard, validateResult } from '../../domain/validate.js';
+import type { LevelReadModel } from '../../state/read-model/level-read-model.js';
+import type { LogPort } from '../log-port.js';
+import type { AvroSerde } from '../serde.js';
+import { TOPICS } from '../topics.js';
+
+type ViewEvent =
+  | { kind: 'card'; value: RaceCard }
+  | { kind: 'result'; value: RaceResult }
+  | { kind: 'row'; key: string; value: AnalyticsRow | null };
+
+export async function runViewMaterializer(deps: {
+  log: LogPort;
+  serde: AvroSerde;
+  view: LevelReadModel;
+  logger: Logger;
+  group: string;
+  untilCaughtUp: boolean;
+  signal?: AbortSignal;
+}): Promise<{ skipped: number }> {
+  const logger = deps.logger.child({ component: 'view-materializer' });
+  let skipped = 0;
+  await deps.log.consume(
+    {
+      group: deps.group,
+      topics: [TOPICS.cards, TOPICS.results, TOPICS.analytics],
+      untilCaughtUp: deps.untilCaughtUp,
+      maxBatchRecords: 20_000,
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    },
+    async (batch) => {
+      const events: ViewEvent[] = [];
+      for (const r of batch.records) {
+        try {
+          if (r.topic === TOPICS.analytics) {
+            events.push({ kind: 'row', key: r.key, value: r.value ? await deps.serde.decode<AnalyticsRow>(r.topic, r.value) : null });
+          } else if (r.value) {
+            if (r.topic === TOPICS.cards) {
+              const value = await deps.serde.decode<RaceCard>(r.topic, r.value);
+              if (validateCard(value).length === 0) events.push({ kind: 'card', value });
+              else skipped++;
+            } else {
+              const value = await deps.serde.decode<RaceResult>(r.topic, r.value);
+              if (validateResult(value).length === 0) events.push({ kind: 'result', value });
+              else skipped++;
+            }
+          }
+        } catch (e) {
+          // The analytics processor dead-letters bad input; the view just does not show it.
+          if (!isRacingError(e)) throw e;
+          skipped++;
+        }
+      }
+      await deps.view.apply(events);
+    },
+  );
+  if (skipped > 0) logger.warn({ skipped }, 'undecodable records skipped by the view (see the dead-letter topic)');
+  return { skipped };
+}

@@ -1,0 +1,89 @@
+/**
+ * Avro serde in the Confluent wire format: magic byte 0, 4-byte big-endian schema id, Avro binary body.
+ * Writers encode with the schema registered for the topic's value subject; readers resolve the
+ * writer's schema by id (so a value written with an older schema is read with the current one).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import avro from 'avsc';
+import { RacingError } from '../domain/errors.js';
+import { type SchemaRegistryPort, valueSubject } from './registry-port.js';
+
+export const SCHEMA_DIR = join(import.meta.dirname, '..', '..', 'schemas');
+
+/** Reads a schema of schemas/ by record name (works from source and from dist/). */
+export function loadSchemaText(name: string): string {
+  for (const dir of [SCHEMA_DIR, join(import.meta.dirname, '..', 'schemas')]) {
+    try {
+      return readFileSync(join(dir, `${name}.avsc`), 'utf8');
+    } catch {
+      // try the next location
+    }
+  }
+  throw new RacingError('schema_not_found', `schemas/${name}.avsc not found`);
+}
+
+export interface TopicCodec<T> {
+  readonly schemaId: number;
+  encode(value: T): Buffer;
+}
+
+export class AvroSerde {
+  private readonly writers = new Map<number, avro.Type>();
+  private readonly resolvers = new Map<string, avro.Resolver>();
+  private readonly readers = new Map<string, avro.Type>();
+
+  constructor(private readonly registry: SchemaRegistryPort) {}
+
+  /** Registers (or finds) the topic's value schema and returns an encoder. */
+  async codec<T>(topic: string, schemaText: string): Promise<TopicCodec<T>> {
+    const id = await this.registry.register(valueSubject(topic), schemaText);
+    const type = avro.Type.forSchema(JSON.parse(schemaText) as avro.Schema);
+    this.writers.set(id, type);
+    this.readers.set(topic, type);
+    return {
+      schemaId: id,
+      encode(value: T): Buffer {
+        const body = type.toBuffer(value);
+        const out = Buffer.allocUnsafe(5 + body.length);
+        out[0] = 0;
+        out.writeUInt32BE(id, 1);
+        body.copy(out, 5);
+        return out;
+      },
+    };
+  }
+
+  /**
+   * Decodes a framed value with the reader schema registered for `topic` via codec(); throws
+   * RacingError `bad_wire_format` for bytes that are not Confluent-framed Avro and `schema_not_found`
+   * for an unknown id.
+   */
+  async decode<T>(topic: string, buf: Buffer): Promise<T> {
+    if (buf.length < 5 || buf[0] !== 0) {
+      throw new RacingError('bad_wire_format', 'value is not in the Confluent wire format (magic byte 0 + schema id)');
+    }
+    const id = buf.readUInt32BE(1);
+    const reader = this.readers.get(topic);
+    let writer = this.writers.get(id);
+    if (!writer) {
+      const text = await this.registry.schemaById(id);
+      writer = avro.Type.forSchema(JSON.parse(text) as avro.Schema);
+      this.writers.set(id, writer);
+    }
+    try {
+      if (!reader || reader === writer) return writer.fromBuffer(buf.subarray(5)) as T;
+      const rk = `${topic}:${id}`;
+      let resolver = this.resolvers.get(rk);
+      if (!resolver) {
+        resolver = reader.createResolver(writer);
+        this.resolvers.set(rk, resolver);
+      }
+      return reader.fromBuffer(buf.subarray(5), resolver) as T;
+    } catch (cause) {
+      throw new RacingError('bad_wire_format', `value does not decode with schema id ${id}: ${(cause as Error).message}`, {
+        cause,
+      });
+    }
+  }
+}

@@ -1,0 +1,143 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { AnalyticsRow } from '../../domain/avro-types.generated.js';
+import { card, result } from '../support/builders.js';
+import { type Ev, ev, runEngine } from '../support/engine-harness.js';
+
+const BASE = Date.parse('2024-05-01T00:00:00Z');
+const MIN = 60_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Random racing over ten days: a small world so histories overlap (same horses, jockeys, trainers, sires, courses). */
+const raceArb = fc.record({
+  offMin: fc.integer({ min: 0, max: 10 * 24 * 60 }),
+  course: fc.constantFrom('C1', 'C2'),
+  dist: fc.constantFrom(1100, 1760, 2420, 3300),
+  cls: fc.integer({ min: 0, max: 7 }),
+  horses: fc.uniqueArray(fc.integer({ min: 0, max: 7 }), { minLength: 1, maxLength: 7 }),
+  jockeys: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 7, maxLength: 7 }),
+  trainers: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 7, maxLength: 7 }),
+  sires: fc.array(fc.integer({ min: -1, max: 2 }), { minLength: 7, maxLength: 7 }),
+  ors: fc.array(fc.integer({ min: 0, max: 120 }), { minLength: 7, maxLength: 7 }),
+  cardLeadMin: fc.integer({ min: 1, max: 48 * 60 }),
+  updateNr: fc.option(fc.integer({ min: 0, max: 6 }), { nil: undefined }),
+  resultLagMin: fc.integer({ min: 0, max: 180 }),
+  hasResult: fc.boolean(),
+  order: fc.array(fc.integer({ min: 0, max: 30 }), { minLength: 7, maxLength: 7 }),
+});
+
+type RaceSpec = typeof raceArb extends fc.Arbitrary<infer T> ? T : never;
+
+function toEvents(races: RaceSpec[]): Ev[] {
+  const out: Ev[] = [];
+  races.forEach((r, i) => {
+    const off = BASE + r.offMin * MIN;
+    const runners = r.horses.map((h, k) => ({
+      h: `H${h}`,
+      j: `J${r.jockeys[k]}`,
+      t: `T${r.trainers[k]}`,
+      s: r.sires[k]! < 0 ? null : `S${r.sires[k]}`,
+      or: r.ors[k]! < 30 ? 0 : r.ors[k]!,
+      draw: r.dist < 2000 ? k + 1 : 0,
+      w: 120 + r.ors[k]! / 4,
+    }));
+    const spec = { r: `R${i}`, off: iso(off), c: r.course, dist: r.dist, cls: r.cls, runners };
+    const pub1 = off - r.cardLeadMin * MIN;
+    out.push(ev.card(card({ ...spec, pub: iso(pub1) })));
+    let final = runners;
+    if (r.updateNr !== undefined && r.updateNr < runners.length && runners.length > 1) {
+      final = runners.map((x, k) => (k === r.updateNr ? { ...x, nr: true } : x));
+      out.push(ev.card(card({ ...spec, runners: final, v: 2, pub: iso(pub1 + Math.floor((off - pub1) / 2)) })));
+    }
+    if (r.hasResult) {
+      const starters = final.filter((x) => !('nr' in x));
+      const ranked = starters
+        .map((x, k) => ({ x, score: r.order[k]! }))
+        .sort((a, b) => a.score - b.score || (a.x.h < b.x.h ? -1 : 1));
+      out.push(
+        ev.result(
+          result({
+            r: `R${i}`,
+            pub: iso(off + r.resultLagMin * MIN),
+            runners: ranked.map((e, k) => ({ h: e.x.h, pos: e.score > 25 ? 0 : k + 1, bl: e.score > 25 ? 0 : k * 1.5, fav: k === 0 })),
+          }),
+        ),
+      );
+    }
+  });
+  return out;
+}
+
+/** Same horse can't run twice at the same minute: keep races with distinct (horse, off) pairs. */
+function plausible(races: RaceSpec[]): boolean {
+  const seen = new Set<string>();
+  for (const r of races) {
+    for (const h of r.horses) {
+      const k = `${h}@${r.offMin}`;
+      if (seen.has(k)) return false;
+      seen.add(k);
+    }
+  }
+  return true;
+}
+
+const feed = (evs: Ev[]) =>
+  [...evs].sort((a, b) => a.value.publishedAt - b.value.publishedAt || (a.kind === 'card' ? -1 : 1) - (b.kind === 'card' ? -1 : 1));
+
+function features(row: AnalyticsRow): Omit<AnalyticsRow, 'position' | 'computedAtUtc' | 'status'> {
+  const { position: _p, computedAtUtc: _c, status: _s, ...rest } = row;
+  return rest;
+}
+
+describe('point-in-time rule (property)', () => {
+  it('rows of races off at or before T are the same with and without every event published at or after T, position aside', () => {
+    fc.assert(
+      fc.property(fc.array(raceArb, { minLength: 1, maxLength: 14 }), fc.integer({ min: 0, max: 10 * 24 * 60 }), (races, cutMin) => {
+        fc.pre(plausible(races));
+        const events = toEvents(races);
+        const t = BASE + cutMin * MIN;
+        const all = runEngine(feed(events)).rows;
+        const before = runEngine(feed(events.filter((e) => e.value.publishedAt < t))).rows;
+        for (const [key, row] of all) {
+          if (Date.parse(row.offTime) > t) continue;
+          const other = before.get(key);
+          expect(other, key).toBeDefined();
+          expect(features(other!)).toEqual(features(row));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('arrival order and batching change no row', () => {
+    fc.assert(
+      fc.property(
+        fc.array(raceArb, { minLength: 1, maxLength: 14 }),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.integer({ min: 1, max: 10 }),
+        (races, seed, flushEvery) => {
+          fc.pre(plausible(races));
+          const events = feed(toEvents(races));
+          const shuffled = shuffle(events, seed);
+          const a = runEngine(events).rows;
+          const b = runEngine(shuffled, flushEvery).rows;
+          expect([...b.entries()].sort()).toEqual([...a.entries()].sort());
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+function shuffle<T>(xs: readonly T[], seed: number): T[] {
+  const out = [...xs];
+  let s = seed >>> 0 || 1;
+  for (let i = out.length - 1; i > 0; i--) {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    const j = (s >>> 0) % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}

@@ -1,0 +1,39 @@
+import type { AnalyticsRow, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
+import { AnalyticsEngine } from '../../streams/processors/analytics-engine.js';
+import { EngineState } from '../../streams/processors/engine-state.js';
+
+export type Ev = { kind: 'card'; value: RaceCard } | { kind: 'result'; value: RaceResult };
+
+export const ev = {
+  card: (value: RaceCard): Ev => ({ kind: 'card', value }),
+  result: (value: RaceResult): Ev => ({ kind: 'result', value }),
+};
+
+/**
+ * Feeds events to a fresh engine (flushing every `flushEvery` events) and returns the current rows,
+ * i.e. what a compacted topic would hold, keyed raceId:horseId.
+ */
+export function runEngine(events: readonly Ev[], flushEvery = 1): { rows: Map<string, AnalyticsRow>; engine: AnalyticsEngine } {
+  const engine = new AnalyticsEngine(new EngineState());
+  const rows = new Map<string, AnalyticsRow>();
+  const flush = () => {
+    for (const o of engine.flush()) {
+      if (o.row) rows.set(o.key, o.row);
+      else rows.delete(o.key);
+    }
+  };
+  events.forEach((e, i) => {
+    if (e.kind === 'card') engine.applyCard(e.value);
+    else engine.applyResult(e.value);
+    if ((i + 1) % flushEvery === 0) flush();
+  });
+  flush();
+  return { rows, engine };
+}
+
+/** Events in feed order: by publishedAt, cards before results on ties. */
+export function feedOrder(events: readonly Ev[]): Ev[] {
+  return [...events].sort(
+    (a, b) => a.value.publishedAt - b.value.publishedAt || (a.kind === b.kind ? 0 : a.kind === 'card' ? -1 : 1),
+  );
+}

@@ -1,0 +1,348 @@
+/**
+ * An in-memory ReadModel for API tests, faithful to the port's contract (orderings, [from, to) windows,
+ * the demo-date rule), plus builders for races, runners and rows and a small hand-made fixture.
+ */
+import type { RaceDay, RaceDetail, RaceRunner, RaceSummary, ReadModel } from '../../api/read-model-port.js';
+import type { AnalyticsRow } from '../../domain/avro-types.generated.js';
+
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const byOff = (a: RaceSummary, b: RaceSummary): number =>
+  Date.parse(a.offTime) - Date.parse(b.offTime) || cmp(a.raceId, b.raceId);
+
+function summaryOf(r: RaceDetail): RaceSummary {
+  const { runners: _runners, winningTimeSeconds: _wt, ...summary } = r;
+  return summary;
+}
+
+export class FakeReadModel implements ReadModel {
+  readonly races = new Map<string, RaceDetail>();
+  readonly rows = new Map<string, AnalyticsRow[]>();
+
+  constructor(races: readonly RaceDetail[] = [], rows: readonly AnalyticsRow[] = []) {
+    for (const r of races) this.addRace(r);
+    for (const row of rows) this.addRow(row);
+  }
+
+  addRace(race: RaceDetail): void {
+    this.races.set(race.raceId, race);
+    if (!this.rows.has(race.raceId)) this.rows.set(race.raceId, []);
+  }
+
+  addRow(row: AnalyticsRow): void {
+    const list = this.rows.get(row.raceId) ?? [];
+    list.push(row);
+    this.rows.set(row.raceId, list);
+  }
+
+  async raceDays(from: string, to: string): Promise<RaceDay[]> {
+    const counts = new Map<string, number>();
+    for (const r of this.races.values()) {
+      if (r.meetingDate >= from && r.meetingDate <= to) counts.set(r.meetingDate, (counts.get(r.meetingDate) ?? 0) + 1);
+    }
+    return [...counts.entries()].sort(([a], [b]) => cmp(a, b)).map(([date, races]) => ({ date, races }));
+  }
+
+  async racesOn(date: string): Promise<RaceSummary[]> {
+    return [...this.races.values()]
+      .filter((r) => r.meetingDate === date)
+      .map(summaryOf)
+      .sort(byOff);
+  }
+
+  async racesOffBetween(fromMs: number, toMs: number): Promise<RaceSummary[]> {
+    return [...this.races.values()]
+      .filter((r) => {
+        const t = Date.parse(r.offTime);
+        return t >= fromMs && t < toMs;
+      })
+      .map(summaryOf)
+      .sort(byOff);
+  }
+
+  async race(raceId: string): Promise<RaceDetail | undefined> {
+    // Runners in insertion order on purpose: the port does not promise an order, the API must sort.
+    return this.races.get(raceId);
+  }
+
+  async analytics(raceId: string): Promise<AnalyticsRow[] | undefined> {
+    if (!this.races.has(raceId)) return undefined;
+    return [...(this.rows.get(raceId) ?? [])].sort((a, b) => cmp(a.horseId, b.horseId));
+  }
+
+  async *allAnalytics(): AsyncIterable<AnalyticsRow> {
+    for (const raceId of [...this.rows.keys()].sort(cmp)) {
+      for (const row of (await this.analytics(raceId)) ?? []) yield row;
+    }
+  }
+
+  async demoDate(today: string): Promise<string | undefined> {
+    const byDate = new Map<string, boolean>();
+    for (const r of this.races.values()) {
+      if (r.meetingDate > today) continue;
+      byDate.set(r.meetingDate, (byDate.get(r.meetingDate) ?? true) && r.status === 'result');
+    }
+    return [...byDate.entries()]
+      .filter(([, complete]) => complete)
+      .map(([d]) => d)
+      .sort(cmp)
+      .at(-1);
+  }
+}
+
+export function makeRunner(overrides: Partial<RaceRunner> & { horseId: string }): RaceRunner {
+  return {
+    horseName: `Horse ${overrides.horseId.slice(4)}`,
+    age: 5,
+    sireId: 'sir_a1',
+    sireName: 'Sire A',
+    jockeyId: 'jky_j1',
+    jockeyName: 'J Rider',
+    trainerId: 'trn_t1',
+    trainerName: 'T Trainer',
+    saddleCloth: 1,
+    draw: 1,
+    weightLbs: 130,
+    officialRating: 70,
+    nonRunner: false,
+    position: null,
+    resultStatus: null,
+    beatenLengths: null,
+    startingPrice: null,
+    favourite: null,
+    ...overrides,
+  };
+}
+
+export function makeRace(overrides: Partial<RaceDetail> & { raceId: string; offTime: string }): RaceDetail {
+  return {
+    courseId: 'crs_ascot',
+    courseName: 'Ascot',
+    country: 'GB',
+    meetingDate: overrides.offTime.slice(0, 10),
+    raceName: `Race ${overrides.raceId.slice(4)}`,
+    discipline: 'flat',
+    surface: 'turf',
+    distanceYards: 1760,
+    going: 'Good',
+    raceClass: 4,
+    fieldSize: 0,
+    cardVersion: 1,
+    status: 'declared',
+    winningTimeSeconds: null,
+    runners: [],
+    ...overrides,
+  };
+}
+
+export function makeRow(overrides: Partial<AnalyticsRow> & { raceId: string; horseId: string }): AnalyticsRow {
+  return {
+    computedAtUtc: '2024-05-09T18:00:00.000Z',
+    position: 0,
+    status: 'provisional',
+    offTime: '2024-05-10T14:00:00.000Z',
+    courseId: 'crs_ascot',
+    jockeyId: 'jky_j1',
+    trainerId: 'trn_t1',
+    sireId: 'sir_a1',
+    draw: 1,
+    weightLbs: 130,
+    officialRating: 70,
+    fieldSize: 3,
+    distanceYards: 1760,
+    raceClass: 4,
+    disciplineCode: 1,
+    surfaceCode: 1,
+    goingCode: 4,
+    distanceBucketCode: 2,
+    careerRuns: 4,
+    careerWins: 1,
+    courseForm: 0.3333,
+    courseFormRuns: 2,
+    winRatioLast5: 0.25,
+    vpr: 71.3,
+    vprConfidence: 0.6667,
+    improvingVpr: true,
+    jockeyWinRate90Day: 0.125,
+    jockeyRides90Day: 40,
+    trainer14DayWinRate: 0.2,
+    trainerRunners14Day: 10,
+    stableForm: '2-3-10',
+    sireProgenyWinRate: 0.1,
+    sireProgenyRuns: 120,
+    drawBiasStrength: 0.05,
+    drawBiasRaces: 30,
+    distanceDifferenceY: 220,
+    ratingDifference: -3,
+    weightDifferenceLbs: 2,
+    classDifference: 1,
+    lastRunDays: 21,
+    courseTotalClimbM: 21.5,
+    courseUndulationIndex: 0.42,
+    courseElevationRangeM: 22,
+    ...overrides,
+  };
+}
+
+/** "Now" for the fixture: 2024-05-10 12:00 UTC. The recent feed window is [05-09T00:00Z, 05-12T00:00Z). */
+export const NOW = Date.parse('2024-05-10T12:00:00.000Z');
+
+export const IDS = {
+  /** off 2024-05-08T23:59:59.999Z: one ms before the feed window */
+  beforeWindow: 'rac_before',
+  /** off 2024-05-09T00:00:00.000Z: the first instant of the window; has results (the demo day) */
+  windowStart: 'rac_start',
+  /** 2024-05-09 meeting, second race, has results */
+  yesterdayLate: 'rac_ylate',
+  /** New York, off 2024-05-10T01:00Z, meeting date 2024-05-09 (local); has results */
+  newYork: 'rac_nyc',
+  /** two races off at the same instant on 2024-05-10, to check the raceId tie-break */
+  tieB: 'rac_tieb',
+  tieA: 'rac_tiea',
+  /** off 2024-05-11T23:59:59.999Z: the last ms of the window */
+  windowEnd: 'rac_end',
+  /** off 2024-05-12T00:00:00.000Z: first instant after the window */
+  afterWindow: 'rac_after',
+} as const;
+
+function resultRunners(): RaceRunner[] {
+  return [
+    // Inserted out of saddleCloth order on purpose.
+    makeRunner({
+      horseId: 'hrs_c',
+      saddleCloth: 3,
+      draw: 2,
+      position: 2,
+      resultStatus: 'finished',
+      beatenLengths: 1.5,
+      startingPrice: 4.5,
+      favourite: false,
+    }),
+    makeRunner({
+      horseId: 'hrs_a',
+      saddleCloth: 1,
+      draw: 3,
+      position: 1,
+      resultStatus: 'finished',
+      beatenLengths: 0,
+      startingPrice: 2.5,
+      favourite: true,
+      sireId: null,
+      sireName: null,
+    }),
+    makeRunner({
+      horseId: 'hrs_b',
+      saddleCloth: 2,
+      draw: 1,
+      position: 0,
+      resultStatus: 'pulled-up',
+      beatenLengths: 0,
+      startingPrice: 11,
+      favourite: false,
+    }),
+  ];
+}
+
+/** The fixture: eight races over 2024-05-08..2024-05-12 with runners and rows. */
+export function sampleReadModel(): FakeReadModel {
+  const m = new FakeReadModel();
+  m.addRace(
+    makeRace({
+      raceId: IDS.beforeWindow,
+      offTime: '2024-05-08T23:59:59.999Z',
+      status: 'result',
+      runners: resultRunners(),
+      fieldSize: 3,
+      winningTimeSeconds: 95.2,
+    }),
+  );
+  m.addRace(
+    makeRace({
+      raceId: IDS.windowStart,
+      offTime: '2024-05-09T00:00:00.000Z',
+      status: 'result',
+      runners: resultRunners(),
+      fieldSize: 3,
+      winningTimeSeconds: 101.04,
+    }),
+  );
+  m.addRace(
+    makeRace({
+      raceId: IDS.yesterdayLate,
+      offTime: '2024-05-09T15:30:00.000Z',
+      status: 'result',
+      runners: resultRunners(),
+      fieldSize: 3,
+      winningTimeSeconds: 99,
+    }),
+  );
+  m.addRace(
+    makeRace({
+      raceId: IDS.newYork,
+      offTime: '2024-05-10T01:00:00.000Z',
+      meetingDate: '2024-05-09',
+      courseId: 'crs_belmont',
+      courseName: 'Belmont Park',
+      country: 'USA',
+      surface: 'aw',
+      status: 'result',
+      runners: resultRunners(),
+      fieldSize: 3,
+      winningTimeSeconds: 70.1,
+    }),
+  );
+  // Same-day declared races: the same two runners, with a non-runner and a duplicate saddle cloth to test the tie-break.
+  const declared = () => [
+    makeRunner({ horseId: 'hrs_z', saddleCloth: 2 }),
+    makeRunner({ horseId: 'hrs_y', saddleCloth: 2 }),
+    makeRunner({ horseId: 'hrs_x', saddleCloth: 1, nonRunner: true }),
+  ];
+  m.addRace(makeRace({ raceId: IDS.tieB, offTime: '2024-05-10T14:00:00.000Z', runners: declared(), fieldSize: 2 }));
+  m.addRace(makeRace({ raceId: IDS.tieA, offTime: '2024-05-10T14:00:00.000Z', runners: declared(), fieldSize: 2 }));
+  m.addRace(
+    makeRace({ raceId: IDS.windowEnd, offTime: '2024-05-11T23:59:59.999Z', runners: declared(), fieldSize: 2 }),
+  );
+  m.addRace(
+    makeRace({ raceId: IDS.afterWindow, offTime: '2024-05-12T00:00:00.000Z', runners: declared(), fieldSize: 2 }),
+  );
+
+  for (const raceId of [IDS.beforeWindow, IDS.windowStart, IDS.yesterdayLate, IDS.newYork]) {
+    const off = m.races.get(raceId)!.offTime;
+    // Rows inserted out of horseId order on purpose.
+    m.addRow(makeRow({ raceId, horseId: 'hrs_c', offTime: off, status: 'final', position: 2 }));
+    m.addRow(
+      makeRow({
+        raceId,
+        horseId: 'hrs_a',
+        offTime: off,
+        status: 'final',
+        position: 1,
+        sireId: null,
+        courseTotalClimbM: null,
+        courseUndulationIndex: null,
+        courseElevationRangeM: null,
+      }),
+    );
+    m.addRow(
+      makeRow({
+        raceId,
+        horseId: 'hrs_b',
+        offTime: off,
+        status: 'final',
+        position: 0,
+        careerRuns: 0,
+        careerWins: 0,
+        lastRunDays: 730,
+        distanceDifferenceY: -999,
+        ratingDifference: -999,
+        weightDifferenceLbs: -999,
+        classDifference: -999,
+      }),
+    );
+  }
+  for (const raceId of [IDS.tieB, IDS.tieA, IDS.windowEnd, IDS.afterWindow]) {
+    const off = m.races.get(raceId)!.offTime;
+    m.addRow(makeRow({ raceId, horseId: 'hrs_z', offTime: off }));
+    m.addRow(makeRow({ raceId, horseId: 'hrs_y', offTime: off }));
+  }
+  return m;
+}
