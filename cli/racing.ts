@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=64
 /**
  * `racing`: the one command-line entry point. Commands:
  *   start | generate | process | serve | rebuild | keys create|revoke|list | export analytics
@@ -16,8 +16,9 @@ import { runningService } from './service-file.js';
 const USAGE = `usage: racing <command> [options]
 
   start                          generate a demo history on an empty data dir, process it and serve the API
-  generate --from D --to D [--seed N]
+  generate --from D --to D [--seed N] [--until ISO|all]
                                  publish generated cards, card updates and results (dates YYYY-MM-DD)
+                                 published up to now (or --until; 'all' publishes future results too)
   process                        run the processors until caught up
   serve                          serve the API (and keep processing new events)
   rebuild [--yes]                drop derived state and outputs, replay from the start
@@ -60,32 +61,42 @@ export async function main(argv: string[]): Promise<number> {
       if (await inputIsEmpty(rt)) {
         const range = demoRange(config.demoYears);
         process.stderr.write(`empty data dir ${config.dataDir}: generating a demo history ${range.from} .. ${range.to}\n`);
-        await generate(rt, { ...range, seed: 1 });
+        await generate(rt, { ...range, seed: 1, until: Date.now() });
       }
       const figures = await processAll(rt);
       process.stderr.write(`processed ${figures.records} records: ${figures.rows} rows in ${figures.seconds.toFixed(1)}s\n`);
-      const url = await serve(rt, () => rt.close());
+      const url = await serve(rt, figures.processor, () => rt.close());
       process.stderr.write(`serving on ${url} (ready ${((performance.now() - t0) / 1000).toFixed(1)}s after start)\n`);
       return -1; // keep running
     }
     case 'serve': {
       const rt = await openRuntime(config, logger);
-      await processAll(rt);
-      const url = await serve(rt, () => rt.close());
+      const { processor } = await processAll(rt);
+      const url = await serve(rt, processor, () => rt.close());
       process.stderr.write(`serving on ${url}\n`);
       return -1;
     }
     case 'generate': {
-      const { values } = parseArgs({ args: rest, options: { from: { type: 'string' }, to: { type: 'string' }, seed: { type: 'string' } } });
+      const { values } = parseArgs({
+        args: rest,
+        options: { from: { type: 'string' }, to: { type: 'string' }, seed: { type: 'string' }, until: { type: 'string' } },
+      });
       const from = checkDateArg('from', values.from);
       const to = checkDateArg('to', values.to);
       const seed = values.seed === undefined ? 1 : Number(values.seed);
       if (!Number.isInteger(seed) || seed < 0) throw new RacingError('validation_failed', '--seed must be a non-negative integer');
-      await withRuntime(config, logger, (rt) => generate(rt, { from, to, seed }));
+      // The feed as of now by default: no results for races not yet run. --until all publishes everything.
+      let until: number | undefined = Date.now();
+      if (values.until === 'all') until = undefined;
+      else if (values.until !== undefined) {
+        until = Date.parse(values.until);
+        if (Number.isNaN(until)) throw new RacingError('validation_failed', '--until must be an ISO 8601 instant or "all"');
+      }
+      await withRuntime(config, logger, (rt) => generate(rt, { from, to, seed, ...(until === undefined ? {} : { until }) }));
       return 0;
     }
     case 'process': {
-      const f = await withRuntime(config, logger, (rt) => processAll(rt));
+      const { processor: _, ...f } = await withRuntime(config, logger, (rt) => processAll(rt));
       process.stdout.write(`${JSON.stringify(f)}\n`);
       return 0;
     }

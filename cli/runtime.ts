@@ -14,7 +14,8 @@ import { createEmbeddedRegistry } from '../streams/adapters/embedded-registry.js
 import { type Codecs, createCodecs } from '../streams/codecs.js';
 import type { LogPort } from '../streams/log-port.js';
 import type { SchemaRegistryPort } from '../streams/registry-port.js';
-import { DEFAULT_TOPIC_SETTINGS, topicSpecs } from '../streams/topics.js';
+import { DEFAULT_TOPIC_SETTINGS, TOPICS, topicSpecs } from '../streams/topics.js';
+import type { AnalyticsRow } from '../domain/avro-types.generated.js';
 import type { ServiceConfig } from './config.js';
 
 export interface Runtime {
@@ -48,7 +49,7 @@ export async function openRuntime(config: ServiceConfig, logger: Logger): Promis
     registry,
     codecs,
     processorStore: store.sub('processor/'),
-    view: new LevelReadModel(store.sub('view/')),
+    view: new LevelReadModel(store.sub('view/'), (buf) => codecs.serde.decode<AnalyticsRow>(TOPICS.analytics, buf)),
     keys: new KeyStore(store.sub('keys/')),
     async close() {
       await log.close();

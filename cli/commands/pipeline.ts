@@ -13,6 +13,11 @@ export interface GenerateArgs {
   from: string;
   to: string;
   seed: number;
+  /**
+   * Publish only events published at or before this instant (epoch ms): the feed as it stands then.
+   * Cards for tomorrow exist, results of races not yet run do not. Undefined publishes everything.
+   */
+  until?: number;
 }
 
 export function checkDateArg(name: string, v: string | undefined): string {
@@ -33,7 +38,14 @@ export async function generate(rt: Runtime, args: GenerateArgs): Promise<{ cards
   const fromMs = parseDate(args.from)!;
   const span = parseDate(args.to)! + 86_400_000 - fromMs;
   const bar = progress('generate', 100, '%');
-  const stats = await publishEvents(rt.log, rt.codecs, generateFeed({ from: args.from, to: args.to, seed: args.seed }), {
+  const until = args.until ?? Number.POSITIVE_INFINITY;
+  function* feed() {
+    for (const e of generateFeed({ from: args.from, to: args.to, seed: args.seed })) {
+      if (e.publishedAt > until) return;
+      yield e;
+    }
+  }
+  const stats = await publishEvents(rt.log, rt.codecs, feed(), {
     onProgress: (s, last) => bar.update(Math.max(0, Math.min(100, ((last - fromMs) / span) * 100)), `${s.cards + s.results} events`),
   });
   bar.finish(`${stats.cards} card versions, ${stats.results} results, ${stats.courses} courses`);
@@ -49,19 +61,32 @@ export interface ProcessFigures {
   rowsPerSecond: number;
 }
 
-/** Runs the analytics processor and then the API's view until both are caught up. */
-export async function processAll(rt: Runtime): Promise<ProcessFigures> {
+/**
+ * Runs the analytics processor until caught up, with the API's view following it concurrently (so the
+ * view's store writes overlap the processor's work), then lets the view catch up. Returns the figures
+ * and the processor, which `serve` keeps running.
+ */
+export async function processAll(rt: Runtime): Promise<ProcessFigures & { processor: AnalyticsProcessor }> {
   const ends = await Promise.all([TOPICS.cards, TOPICS.results, TOPICS.courses].map((t) => rt.log.endOffsets(t)));
   const committed = await Promise.all([TOPICS.cards, TOPICS.results, TOPICS.courses].map((t) => rt.log.committed(ANALYTICS_GROUP, t)));
   const total = ends.flat().reduce((a, b) => a + b, 0) - committed.flat().reduce((a, b) => a + b, 0);
   const started = performance.now();
   const processor = await AnalyticsProcessor.open({ log: rt.log, codecs: rt.codecs, store: rt.processorStore, logger: rt.logger });
   const bar = progress('process', Math.max(total, 0), 'records');
-  await processor.run({ untilCaughtUp: true, onBatch: (s) => bar.update(s.records, `${s.rowsEmitted} rows`) });
+  const following = new AbortController();
+  const view = (untilCaughtUp: boolean, signal?: AbortSignal) =>
+    runViewMaterializer({ log: rt.log, serde: rt.codecs.serde, view: rt.view, logger: rt.logger, group: VIEW_GROUP, untilCaughtUp, ...(signal ? { signal } : {}) });
+  const follower = view(false, following.signal);
+  try {
+    await processor.run({ untilCaughtUp: true, onBatch: (s) => bar.update(s.records, `${s.rowsEmitted} rows`) });
+  } finally {
+    following.abort();
+    await follower;
+  }
   const seconds = (performance.now() - started) / 1000;
   bar.finish(`${processor.stats.rowsEmitted} rows, ${processor.stats.tombstones} tombstones, ${processor.stats.deadLetters} dead letters`);
   const viewBar = progress('materialise view', undefined, 'batches');
-  await runViewMaterializer({ log: rt.log, serde: rt.codecs.serde, view: rt.view, logger: rt.logger, group: VIEW_GROUP, untilCaughtUp: true });
+  await view(true);
   viewBar.finish();
   return {
     records: processor.stats.records,
@@ -70,6 +95,7 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures> {
     deadLetters: processor.stats.deadLetters,
     seconds,
     rowsPerSecond: seconds > 0 ? processor.stats.rowsEmitted / seconds : 0,
+    processor,
   };
 }
 

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { buildApp } from '../../api/app.js';
 import { startServer } from '../../api/server.js';
-import { AnalyticsProcessor } from '../../streams/processors/analytics-processor.js';
+import type { AnalyticsProcessor } from '../../streams/processors/analytics-processor.js';
 import { runViewMaterializer } from '../../streams/processors/view-materializer.js';
 import { removeServiceFile, writeServiceFile } from '../service-file.js';
 import { type Runtime, VIEW_GROUP } from '../runtime.js';
@@ -11,14 +11,13 @@ import { type Runtime, VIEW_GROUP } from '../runtime.js';
  * Serves the API until SIGINT/SIGTERM. The processor and the view keep tailing the log so events
  * published later are served too. Resolves with the listening URL once the socket is open.
  */
-export async function serve(rt: Runtime, onStop: () => Promise<void>): Promise<string> {
+export async function serve(rt: Runtime, processor: AnalyticsProcessor, onStop: () => Promise<void>): Promise<string> {
   const token = randomBytes(24).toString('base64url');
   const app = buildApp({ readModel: rt.view, keys: rt.keys, config: rt.config.api, logger: rt.logger, admin: { token } });
   const url = await startServer(app, { host: rt.config.api.host, port: rt.config.api.port });
   writeServiceFile(rt.config.dataDir, { pid: process.pid, adminUrl: url, token });
 
   const abort = new AbortController();
-  const processor = await AnalyticsProcessor.open({ log: rt.log, codecs: rt.codecs, store: rt.processorStore, logger: rt.logger });
   const tails = [
     processor.run({ untilCaughtUp: false, signal: abort.signal }),
     runViewMaterializer({ log: rt.log, serde: rt.codecs.serde, view: rt.view, logger: rt.logger, group: VIEW_GROUP, untilCaughtUp: false, signal: abort.signal }),

@@ -60,6 +60,19 @@ function courseEvents(fromDay: number, toDay: number): Map<number, FeedEvent[]> 
   return byDay;
 }
 
+/** Merges two lists already in feed order. */
+function merge(a: FeedEvent[], b: FeedEvent[]): FeedEvent[] {
+  if (a.length === 0) return b;
+  const out: FeedEvent[] = new Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) out[k++] = compareFeedEvents(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!;
+  while (i < a.length) out[k++] = a[i++]!;
+  while (j < b.length) out[k++] = b[j++]!;
+  return out;
+}
+
 /** Internal counters, for the summary. */
 export interface PopulationStats {
   horsesCreated: number;
@@ -115,12 +128,10 @@ export class FeedGenerator {
         w.people.newYear(year);
         w.horses.newYear(year, day);
       }
+      w.horses.wake(day, year);
       const fresh: FeedEvent[] = courses.get(day) ?? [];
       for (const m of meetingsOn(w.rng, day, scale)) runMeeting(w, m, d, fresh);
-      if (fresh.length > 0) {
-        pending = pending.concat(fresh);
-        pending.sort(compareFeedEvents);
-      }
+      if (fresh.length > 0) pending = merge(pending, fresh.sort(compareFeedEvents));
       // Nothing generated for a later day is published before (day - 2) 00:00 UTC.
       const watermark = (day - 2) * MS_PER_DAY;
       let k = 0;
@@ -130,4 +141,3 @@ export class FeedGenerator {
     yield* pending;
   }
 }
-

@@ -1,7 +1,8 @@
 /**
  * The horse population: careers, latent ability and the pools races draw their fields from. Horses
  * sit in pools by circuit, code (flat or jumps) and level (1..7, the class they are good enough for).
- * A race samples its field from the pools around its level, taking horses that are rested, of the
+ * Pools hold only horses ready to run: after a run a horse rests on a day wheel and rejoins its pool
+ * the day it is ready. A race samples its field from the pools around its level, taking horses of the
  * right age and stage and suited by the trip; when too few are ready, new horses are foaled into the
  * sport (debutants) to fill it, so the population sizes itself to the fixture list.
  */
@@ -11,6 +12,15 @@ import { CIRCUITS, type Circuit, type Code, FLAT, JUMPS, type People, type Sire 
 import type { Rng } from './prng.js';
 
 export const LEVELS = 7;
+const GROUPS = 3;
+const BANDS = 4;
+
+/** Trip band of a distance (ln yards): flat sprint/mile/middle/staying; jumps up to 2m3f, 3m, beyond. */
+function bandOf(code: Code, lnYards: number): number {
+  const y = Math.exp(lnYards);
+  if (code === FLAT) return y < 1450 ? 0 : y < 2000 ? 1 : y < 2750 ? 2 : 3;
+  return y < 4100 ? 0 : y < 5000 ? 1 : 2;
+}
 
 export type Stage = 0 | 1 | 2; // jumps: 0 bumper, 1 hurdler, 2 chaser
 
@@ -26,7 +36,9 @@ export interface Horse {
   talent: number;
   /** Slow random walk of well-being, lbs. */
   form: number;
-  readonly tripLog: number;
+  tripLog: number;
+  /** Trip band (pool key), from tripLog. */
+  band: number;
   readonly goingPref: number;
   readonly awPref: number;
   /** Jumping frailty multiplier on fall and unseat risk. */
@@ -94,6 +106,8 @@ export interface Entry {
   kind: 'maiden' | 'novice' | 'handicap' | 'bumper' | 'open';
   stage: Stage | -1;
   yards: number;
+  /** ln(yards), cached for the trip check. */
+  lnYards: number;
 }
 
 export interface Creation {
@@ -103,6 +117,9 @@ export interface Creation {
 export class Horses {
   private readonly pools: Horse[][] = [];
   private readonly namesByYear = new Map<number, Set<string>>();
+  /** Resting horses by the day they are ready again. */
+  private readonly wheel = new Map<number, Horse[]>();
+  private resting = 0;
   created = 0;
   warmCreated = 0;
 
@@ -111,22 +128,67 @@ export class Horses {
     private readonly people: People,
     private readonly seed: number,
   ) {
-    for (let i = 0; i < CIRCUITS.length * 2 * LEVELS; i++) this.pools.push([]);
+    for (let i = 0; i < CIRCUITS.length * 2 * GROUPS * LEVELS * BANDS; i++) this.pools.push([]);
   }
 
+  /** Horses in training: ready in the pools or resting. */
   get size(): number {
-    let n = 0;
+    let n = this.resting;
     for (const p of this.pools) n += p.length;
     return n;
   }
 
-  private poolIndex(circuit: Circuit, code: Code, level: number): number {
-    return (circuit * 2 + code) * LEVELS + (level - 1);
+  /** Puts a horse out to rest until `h.nextReady`. */
+  private rest(h: Horse): void {
+    const list = this.wheel.get(h.nextReady);
+    if (list) list.push(h);
+    else this.wheel.set(h.nextReady, [h]);
+    this.resting++;
   }
 
-  private add(h: Horse): void {
-    const pool = this.pools[this.poolIndex(h.circuit, h.code, h.level)]!;
-    h.pool = this.poolIndex(h.circuit, h.code, h.level);
+  /** Start of a day: horses whose rest ends today rejoin their pools (re-levelled for age and form). */
+  wake(day: number, year: number): void {
+    const list = this.wheel.get(day);
+    if (!list) return;
+    this.wheel.delete(day);
+    this.resting -= list.length;
+    for (const h of list) {
+      h.level = levelOf(h.code, merit(h, year));
+      this.add(h, year);
+    }
+  }
+
+  /**
+   * Pools split by circuit, code, group, level and trip band. Flat groups: 0 two-year-olds, 1 older and lightly
+   * raced (novice material), 2 older and exposed; jumps groups: the stage (0 bumper, 1 hurdler, 2
+   * chaser). Races look only where their runners can be.
+   */
+  private poolIndex(circuit: Circuit, code: Code, group: number, level: number, band: number): number {
+    return (((circuit * 2 + code) * GROUPS + group) * LEVELS + (level - 1)) * BANDS + band;
+  }
+
+  private groupOf(h: Horse, year: number): number {
+    if (h.code === JUMPS) return h.stage;
+    if (year - h.foaled <= 2) return 0;
+    return h.codeRuns < 6 && h.codeWins <= 1 ? 1 : 2;
+  }
+
+  /** The group a race looks in for one runner (r uniform in [0, 1)). */
+  private static groupFor(e: Entry, r: number): number {
+    if (e.code === FLAT) {
+      if (e.maxAge <= 2) return 0;
+      if (e.kind === 'maiden' || e.kind === 'novice') return 1;
+      return e.kind === 'handicap' ? (r < 0.1 ? 1 : 2) : r < 0.25 ? 1 : 2;
+    }
+    if (e.kind === 'bumper' || e.stage === 0) return 0;
+    if (e.stage === 2) return 2;
+    if (e.kind === 'maiden' || e.kind === 'novice') return r < 0.35 ? 0 : 1;
+    return r < 0.06 ? 2 : r < 0.1 ? 0 : 1;
+  }
+
+  private add(h: Horse, year: number): void {
+    h.pool = this.poolIndex(h.circuit, h.code, this.groupOf(h, year), h.level, h.band);
+    const pool = this.pools[h.pool]!;
     h.idx = pool.length;
     pool.push(h);
   }
@@ -143,10 +205,10 @@ export class Horses {
 
   private relevel(h: Horse, year: number): void {
     const lvl = levelOf(h.code, merit(h, year));
-    if (lvl !== h.level) {
+    if (lvl !== h.level || this.poolIndex(h.circuit, h.code, this.groupOf(h, year), lvl, h.band) !== h.pool) {
       this.remove(h);
       h.level = lvl;
-      this.add(h);
+      this.add(h, year);
     }
   }
 
@@ -190,9 +252,10 @@ export class Horses {
       ? levelCentre(code, e.level) + 5 * rng.normal() + 0.6 * q - ageCurve(code, age)
       : (code === FLAT ? 70 + 15 * rng.normal() : 110 + 17 * rng.normal()) + 0.6 * q;
     const tripBase = code === FLAT ? (sire?.tripLog ?? Math.log(1760)) : Math.log(e.yards);
-    const tripLog = code === FLAT ? 0.5 * tripBase + 0.5 * Math.log(e.yards) + 0.18 * rng.normal() : tripBase + 0.15 * rng.normal();
+    const tripLog =
+      code === FLAT ? 0.5 * tripBase + 0.5 * Math.log(e.yards) + 0.18 * rng.normal() : tripBase + 0.15 * rng.normal();
     const name = this.uniqueName(rng, foaled, bredSuffix(rng, CIRCUITS[circuit]!));
-    const career = rng.chance(0.08) ? rng.int(1, 2) : Math.round(Math.exp(Math.log(11) + 0.8 * rng.normal()));
+    const career = rng.chance(0.08) ? rng.int(1, 2) : Math.round(Math.exp(Math.log(16) + 0.8 * rng.normal()));
     const h: Horse = {
       id: makeId('horse', `gen:horse:s${this.seed}:${foaled}:${name}`),
       name,
@@ -204,10 +267,11 @@ export class Horses {
       talent,
       form: 0,
       tripLog,
+      band: bandOf(code, tripLog),
       goingPref: rng.normal(),
       awPref: rng.normal(),
       frailty: 0.5 + rng.gamma(2) / 2,
-      maxAge: code === FLAT ? (rng.chance(0.7) ? rng.int(4, 6) : rng.int(7, 10)) : rng.int(9, 13),
+      maxAge: code === FLAT ? (rng.chance(0.6) ? rng.int(4, 6) : rng.int(7, 10)) : rng.int(9, 13),
       warm,
       runs: 0,
       codeRuns: 0,
@@ -235,7 +299,6 @@ export class Horses {
       }
     }
     h.level = levelOf(code, merit(h, e.year));
-    this.add(h);
     this.created++;
     if (warm) this.warmCreated++;
     return h;
@@ -269,12 +332,9 @@ export class Horses {
       default:
         break;
     }
-    if (e.code === JUMPS && e.stage >= 1) {
-      if (e.stage === 2 && h.stage !== 2) return false;
-      if (e.stage === 1 && h.stage === 2 && !this.rng.chance(0.1)) return false;
-    }
+    if (e.code === JUMPS && e.stage === 2 && h.stage !== 2) return false;
     if (anyTrip) return true;
-    const x = (Math.log(e.yards) - h.tripLog) / (e.code === FLAT ? 0.26 : 0.32);
+    const x = (e.lnYards - h.tripLog) * (e.code === FLAT ? 3.33 : 2.86);
     return this.rng.next() < Math.exp(-x * x) + 0.03;
   }
 
@@ -285,28 +345,38 @@ export class Horses {
   select(e: Entry, n: number, visitors: readonly Circuit[], visitShare: number): Horse[] {
     const rng = this.rng;
     const out: Horse[] = [];
-    const wide = e.kind === 'maiden' || e.kind === 'bumper' || e.kind === 'novice' ? 2 : 1;
-    let attempts = n * 25;
-    // A second, wider pass (two levels either side, any trip) tops up a field the first pass left short.
+    const entryRace = e.kind === 'maiden' || e.kind === 'bumper' || e.kind === 'novice' || e.maxAge <= 2;
+    const visiting = visitors.length > 0 && visitShare > 0;
+    const raceBand = bandOf(e.code, e.lnYards);
+    // Entry races give up sooner (debutants fill them); others get a second, wider pass (two
+    // levels either side, any trip) to top up a field the first pass left short.
+    let attempts = n * (entryRace ? 10 : 16);
     let relaxed = false;
-    while (out.length < n && (attempts-- > 0 || (!relaxed && ((relaxed = true), (attempts = n * 10)) > 0))) {
-      const circuit = visitors.length > 0 && rng.chance(visitShare) ? rng.pick(visitors) : e.circuit;
+    for (;;) {
+      if (out.length >= n) break;
+      if (attempts-- <= 0) {
+        if (relaxed || entryRace) break;
+        relaxed = true;
+        attempts = n * 8;
+      }
+      const circuit = visiting && rng.next() < visitShare ? rng.pick(visitors) : e.circuit;
       const r = rng.next();
-      const off = r < 0.55 ? 0 : r < 0.775 ? -1 : 1;
-      const far = (wide === 2 || relaxed) && rng.chance(0.4);
-      const level = Math.min(LEVELS, Math.max(1, e.level + off * (far ? 2 : 1)));
-      const pool = this.pools[this.poolIndex(circuit, e.code, level)]!;
+      const step = (entryRace || relaxed) && r < 0.18 ? 2 : 1;
+      const level = Math.min(LEVELS, Math.max(1, r < 0.55 ? e.level : r < 0.775 ? e.level - step : e.level + step));
+      const group = Horses.groupFor(e, rng.next());
+      const rb = rng.next();
+      const band = relaxed
+        ? Math.floor(rb * (e.code === FLAT ? 4 : 3))
+        : rb < 0.7
+          ? raceBand
+          : rb < 0.85
+            ? Math.max(0, raceBand - 1)
+            : Math.min(e.code === FLAT ? 3 : 2, raceBand + 1);
+      const pool = this.pools[this.poolIndex(circuit, e.code, group, level, band)]!;
       if (pool.length === 0) continue;
       const h = pool[Math.floor(rng.next() * pool.length)]!;
-      if (h.nextReady > e.day) continue;
-      if (e.day - h.lastRunDay > 500 && e.day - h.createdDay > 500) {
-        this.retire(h, e.year);
-        continue;
-      }
-      this.relevel(h, e.year);
-      if (Math.abs(h.level - e.level) > (relaxed ? 2 : wide)) continue;
       if (!this.eligible(h, e, relaxed)) continue;
-      h.nextReady = e.day + 1;
+      this.remove(h);
       out.push(h);
     }
     return out;
@@ -324,26 +394,30 @@ export class Horses {
     h.lastRunDay = day;
     h.nextReady = day + (h.code === FLAT ? 6 + Math.round(rng.gamma(2) * 8) : 10 + Math.round(rng.gamma(2) * 12));
     h.form = 0.85 * h.form + 1.6 * rng.normal();
-    if (h.codeRuns >= 3 || (won && h.codeRuns >= 2)) h.rating = this.assess(h, year);
+    if (h.codeRuns >= 3 || won || h.rating > 0) h.rating = this.assess(h, year);
     if (h.code === JUMPS) {
       if (h.stage === 0 && (h.bumperRuns >= 2 || rng.chance(0.4))) h.stage = 1;
-      else if (h.stage === 1 && h.willChase && h.hurdleRuns >= 4 && year - h.foaled >= 5 && rng.chance(0.25)) h.stage = 2;
+      else if (h.stage === 1 && h.willChase && h.hurdleRuns >= 4 && year - h.foaled >= 5 && rng.chance(0.25))
+        h.stage = 2;
     }
-    if (h.runs >= h.careerTarget || year - h.foaled > h.maxAge) this.retire(h, year);
-    else this.relevel(h, year);
+    if (h.runs >= h.careerTarget || year - h.foaled > h.maxAge) this.retire(h, day, year);
+    else this.rest(h);
   }
 
   /** A withdrawn horse is ready again within days. */
   afterNonRunner(h: Horse, day: number): void {
     h.nextReady = day + 3 + Math.floor(this.rng.next() * 10);
+    this.rest(h);
   }
 
   /** Leaves the sport, or (some young flat horses in Britain, Ireland, France) goes jumping. */
-  private retire(h: Horse, year: number): void {
+  private retire(h: Horse, day: number, year: number): void {
     if (h.idx >= 0) this.remove(h);
     const age = year - h.foaled;
     if (h.code === FLAT && h.circuit <= 2 && age >= 3 && age <= 6 && this.rng.chance(0.18)) {
       h.code = JUMPS;
+      h.tripLog = Math.log(3700) + 0.15 * this.rng.normal() + 0.3 * (h.tripLog - Math.log(1760));
+      h.band = bandOf(JUMPS, h.tripLog);
       h.talent = 0.55 * h.talent + 72 + 6 * this.rng.normal();
       h.rating = 0;
       h.codeRuns = 0;
@@ -351,8 +425,8 @@ export class Horses {
       h.stage = 1;
       h.trainerSlot = this.people.drawTrainerSlot(h.circuit, JUMPS);
       h.careerTarget = h.runs + Math.max(1, Math.round(Math.exp(Math.log(9) + 0.7 * this.rng.normal())));
-      h.level = levelOf(JUMPS, merit(h, year));
-      this.add(h);
+      h.nextReady = Math.max(day + 1, h.lastRunDay + 60 + Math.floor(this.rng.next() * 60));
+      this.rest(h);
     }
   }
 
@@ -361,7 +435,8 @@ export class Horses {
     for (const pool of this.pools) {
       for (let i = pool.length - 1; i >= 0; i--) {
         const h = pool[i]!;
-        if (year - h.foaled > h.maxAge || (day - h.lastRunDay > 450 && day - h.createdDay > 450)) this.retire(h, year);
+        if (year - h.foaled > h.maxAge || (day - h.lastRunDay > 450 && day - h.createdDay > 450))
+          this.retire(h, day, year);
       }
     }
     for (const pool of this.pools) {

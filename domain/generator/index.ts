@@ -2,7 +2,7 @@
  * Deterministic, seeded generator of British, Irish and some international racing, 1988 to today:
  * course, card and result events in feed order. See docs/generator.md.
  */
-import { FeedGenerator, type PopulationStats } from './feed.js';
+import { FeedGenerator, type PopulationStats, resolveOptions } from './feed.js';
 import { type GenerationSummary, generationSummary } from './summary.js';
 import type { FeedEvent, GenerateOptions } from './types.js';
 
@@ -16,7 +16,7 @@ export type { PopulationStats } from './feed.js';
  * day, in feed order. Each iteration starts afresh and yields the same events.
  */
 export function generateFeed(options: GenerateOptions): Iterable<FeedEvent> {
-  new FeedGenerator(options); // validate eagerly
+  resolveOptions(options); // validate eagerly
   return { [Symbol.iterator]: () => new FeedGenerator(options).events() };
 }
 

@@ -91,12 +91,30 @@ const LAST = words(`
   Lau Ho Ng Lam Tsang Kwok Anderson Mcdonald Nguyen Hill Baker Carter Adams Nelson Hill Bell Murphy
 `);
 
-const SPONSOR = words(`
-  Racing Betting Bet Sky Coral Totepool Ladbrokes Unibet Paddy Star Sport Bet365 William Hill Betway
-  Betfair Boylesports Sporting Life Racecourse Media Group Arena Jockey Club Brewers Ale Motors Homes
-  Insurance Logistics Plant Hire Builders Vets Solicitors Farms Foods Dairy Garages Cars Kitchens
-  Windows Roofing Carpets Estates Lettings Finance Recruitment Printing Travel Hotel Golf Club Bakery
+/** Kinds of local business that sponsor races (combined with a place name). */
+const BUSINESS = words(`
+  Ales Brewery Motors Homes Insurance Logistics Builders Vets Solicitors Farms Foods Dairy Garages
+  Kitchens Windows Roofing Carpets Estates Lettings Finance Recruitment Printing Travel Hotels Bakery
+  Plant Haulage Engineering Accountants Caravans Nurseries Feeds Saddlery Transport Construction
 `);
+
+/** Fictional sponsors and race-day titles. */
+const SPONSORS = [
+  'RaceBet',
+  'StarBet',
+  'BetNorth',
+  'Tote Placepot',
+  'Racing Welfare',
+  'British Stallion Studs EBF',
+  'Injured Jockeys Fund',
+  'Ladies Day',
+  'Family Fun Day',
+  'Racing Staff Week',
+  'Jockey Club Rewards',
+  'Go Racing',
+  'Download The App',
+  'Every Race Live',
+];
 
 const PLACES = words(`
   Abbey Barnfield Bramley Castleton Cherrywood Dalesway Eastgate Fernhill Glenview Hartwell Highfield
@@ -125,7 +143,15 @@ export function bredSuffix(rng: Rng, country: string): string {
   const r = rng.next();
   switch (country) {
     case 'GB':
-      return r < 0.55 ? '' : r < 0.86 ? SUFFIX_BY_BRED[1] : r < 0.94 ? SUFFIX_BY_BRED[2] : r < 0.98 ? SUFFIX_BY_BRED[3] : SUFFIX_BY_BRED[4];
+      return r < 0.55
+        ? ''
+        : r < 0.86
+          ? SUFFIX_BY_BRED[1]
+          : r < 0.94
+            ? SUFFIX_BY_BRED[2]
+            : r < 0.98
+              ? SUFFIX_BY_BRED[3]
+              : SUFFIX_BY_BRED[4];
     case 'IRE':
       return r < 0.85 ? SUFFIX_BY_BRED[1] : r < 0.95 ? ' (GB)' : SUFFIX_BY_BRED[2];
     case 'FR':
@@ -157,9 +183,9 @@ export function sireName(rng: Rng): string {
 /** A sponsor-style race title prefix, e.g. "Castleton Homes". */
 export function racePrefix(rng: Rng, courseName: string): string {
   const r = rng.next();
-  if (r < 0.4) return `${rng.pick(PLACES)} ${rng.pick(SPONSOR)}`;
-  if (r < 0.6) return `${rng.pick(SPONSOR)} ${rng.pick(SPONSOR)}`;
-  if (r < 0.75) return `${personName(rng)} Memorial`;
-  if (r < 0.88) return `${courseName.replace(/ \(.*\)$/, '')} ${rng.pick(SPONSOR)}`;
+  if (r < 0.45) return `${rng.pick(PLACES)} ${rng.pick(BUSINESS)}`;
+  if (r < 0.65) return `${personName(rng)} Memorial`;
+  if (r < 0.85) return rng.pick(SPONSORS);
+  if (r < 0.93) return `${courseName.replace(/ \(.*\)$/, '')} ${rng.pick(BUSINESS)}`;
   return `${rng.pick(ADJ)} ${rng.pick(NOUN)}`;
 }

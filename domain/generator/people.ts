@@ -19,7 +19,7 @@ export type Circuit = number;
 
 export function circuitOf(country: string): Circuit {
   const i = (CIRCUITS as readonly string[]).indexOf(country);
-  return i < 0 ? 0 : i;
+  return Math.max(0, i);
 }
 
 export type ClaimKind = 'none' | 'apprentice' | 'conditional' | 'amateur';
@@ -64,9 +64,14 @@ const TRAINER_SLOTS = [320, 380, 180, 260, 50, 40, 35, 0, 40, 0, 40, 0, 25, 0, 3
 
 /** Inverse standard normal CDF (Acklam's rational approximation, |error| < 1.2e-9). */
 function probit(p: number): number {
-  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
+  const a = [
+    -39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239,
+  ];
   const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
-  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const c = [
+    -0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968,
+    2.938163982698783,
+  ];
   const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
   const poly = (k: number[], x: number) => k.reduce((acc, v) => acc * x + v, 0);
   if (p < 0.02425) {
@@ -89,8 +94,9 @@ function slotWeights(n: number, capZ: number): number[] {
   return Array.from({ length: n }, (_, i) => Math.min(cap, Math.exp(1.2 * probit(1 - (i + 0.5) / n))));
 }
 
-function scaled(n: number, scale: number): number {
-  return n === 0 ? 0 : Math.max(4, Math.round(n * scale));
+/** Slots at a scale, never fewer than `min` (a race of 40 needs 40 different jockeys). */
+function scaled(n: number, scale: number, min: number): number {
+  return n === 0 ? 0 : Math.max(min, Math.round(n * scale));
 }
 
 /** Distinct names within a kind (jockeys, trainers, sires) over a whole run. */
@@ -129,14 +135,14 @@ export class People {
   ) {
     for (let i = 0; i < JOCKEY_SLOTS.length; i++) {
       const code = (i % 2) as Code;
-      const nj = scaled(JOCKEY_SLOTS[i]!, scale);
-      const nt = scaled(TRAINER_SLOTS[i]!, scale);
+      const nj = scaled(JOCKEY_SLOTS[i]!, scale, 40);
+      const nt = scaled(TRAINER_SLOTS[i]!, scale, 8);
       if (nj === 0) {
         this.jockeys.push(null);
         this.trainers.push(null);
         continue;
       }
-      const jw = slotWeights(nj, 1.6);
+      const jw = slotWeights(nj, 2.2);
       const js = Array.from({ length: nj }, (_, slot) => this.newJockey(code, slot, nj, year, true));
       this.jockeys.push({ people: js, table: new WeightedTable(jw) });
       const tw = slotWeights(nt, 1.9);
@@ -155,7 +161,13 @@ export class People {
     const rng = this.rng;
     const rank = slot / n;
     const apprentice = rng.chance(initial ? 0.2 + 0.3 * rank : 0.7);
-    const kind: ClaimKind = !apprentice ? 'none' : code === FLAT ? 'apprentice' : rng.chance(0.2) ? 'amateur' : 'conditional';
+    const kind: ClaimKind = !apprentice
+      ? 'none'
+      : code === FLAT
+        ? 'apprentice'
+        : rng.chance(0.2)
+          ? 'amateur'
+          : 'conditional';
     const name = this.jockeyNames.take(rng, personName);
     const career = initial ? rng.int(1, 20) : rng.int(4, 24);
     return {
@@ -190,7 +202,7 @@ export class People {
   private newSire(year: number, initial: boolean): Sire {
     const rng = this.rng;
     // Pareto(alpha 1.2) popularity, capped: most stallions cover a few mares, a few cover hundreds.
-    const weight = Math.min(15, (1 - rng.next()) ** (-1 / 1.2));
+    const weight = Math.min(25, (1 - rng.next()) ** (-1 / 1.2));
     const crops = Math.max(1, Math.round(2 + 3 * Math.log(weight) + rng.gamma(2) * 2));
     const name = this.sireNames.take(rng, sireName);
     return {
@@ -232,16 +244,16 @@ export class People {
    */
   drawJockey(circuit: Circuit, code: Code, trainer: Trainer, day: number, meeting: number, taken: Set<Jockey>): Jockey {
     const t = this.jockeyTable(circuit, code);
-    const free = (j: Jockey) => !taken.has(j) && (j.day !== day || j.meeting === meeting);
     if (trainer.stableJockey >= 0 && this.rng.chance(0.35)) {
       const j = t.people[trainer.stableJockey % t.people.length]!;
-      if (free(j)) return j;
+      if (!taken.has(j) && (j.day !== day || j.meeting === meeting)) return j;
     }
     let fallback: Jockey | undefined;
     for (let i = 0; i < 12; i++) {
       const j = t.people[t.table.draw(this.rng)]!;
-      if (free(j)) return j;
-      if (!taken.has(j)) fallback ??= j;
+      if (taken.has(j)) continue;
+      if (j.day !== day || j.meeting === meeting) return j;
+      fallback ??= j;
     }
     if (fallback) return fallback;
     for (const j of t.people) if (!taken.has(j)) return j;

@@ -31,12 +31,80 @@ export interface RacePlan {
 
 type Table = readonly (readonly [number, number])[];
 
-const FLAT_F: Table = [[5, 15], [6, 20], [7, 17], [8, 17], [9, 5], [10, 10], [11, 3], [12, 7], [13, 1.5], [14, 2], [16, 1.5], [18, 0.5], [20, 0.2], [22, 0.1]];
-const TWO_YO_F: Table = [[5, 35], [6, 35], [7, 20], [8, 10]];
-const HURDLE_F: Table = [[16, 36], [17, 10], [18, 4], [19, 10], [20, 20], [21, 7], [22, 4], [23, 3], [24, 5], [25, 0.5], [26, 0.5], [27, 0.4]];
-const CHASE_F: Table = [[16, 20], [17, 6], [18, 3], [19, 8], [20, 18], [21, 8], [22, 7], [23, 5], [24, 12], [25, 4], [26, 4], [27, 2], [28, 1.5], [29, 0.6], [30, 0.4], [32, 0.3], [34, 0.1]];
-const BUMPER_F: Table = [[13, 3], [14, 7], [16, 80], [17, 6], [19, 4]];
-const METRES: Table = [[1000, 12], [1200, 22], [1400, 15], [1600, 20], [1800, 10], [2000, 10], [2200, 4], [2400, 5], [2800, 1], [3200, 1]];
+const FLAT_F: Table = [
+  [5, 15],
+  [6, 20],
+  [7, 17],
+  [8, 17],
+  [9, 5],
+  [10, 10],
+  [11, 3],
+  [12, 7],
+  [13, 1.5],
+  [14, 2],
+  [16, 1.5],
+  [18, 0.5],
+  [20, 0.2],
+  [22, 0.1],
+];
+const TWO_YO_F: Table = [
+  [5, 35],
+  [6, 35],
+  [7, 20],
+  [8, 10],
+];
+const HURDLE_F: Table = [
+  [16, 36],
+  [17, 10],
+  [18, 4],
+  [19, 10],
+  [20, 20],
+  [21, 7],
+  [22, 4],
+  [23, 3],
+  [24, 5],
+  [25, 0.5],
+  [26, 0.5],
+  [27, 0.4],
+];
+const CHASE_F: Table = [
+  [16, 20],
+  [17, 6],
+  [18, 3],
+  [19, 8],
+  [20, 18],
+  [21, 8],
+  [22, 7],
+  [23, 5],
+  [24, 12],
+  [25, 4],
+  [26, 4],
+  [27, 2],
+  [28, 1.5],
+  [29, 0.6],
+  [30, 0.4],
+  [32, 0.3],
+  [34, 0.1],
+];
+const BUMPER_F: Table = [
+  [13, 3],
+  [14, 7],
+  [16, 80],
+  [17, 6],
+  [19, 4],
+];
+const METRES: Table = [
+  [1000, 12],
+  [1200, 22],
+  [1400, 15],
+  [1600, 20],
+  [1800, 10],
+  [2000, 10],
+  [2200, 4],
+  [2400, 5],
+  [2800, 1],
+  [3200, 1],
+];
 
 /** Class mixes (weights for classes/levels 1..7). */
 const CLASS_MIX = {
@@ -70,18 +138,20 @@ function pickTable(rng: Rng, t: Table): number {
 function yardsAt(course: CourseInfo, furlongs: number): number {
   const h = hashString(`${course.code}:${furlongs}`);
   const extra = YARD_EXTRAS[h % YARD_EXTRAS.length]!;
-  return furlongs * 220 + (furlongs <= 6 ? Math.min(extra, 44) : extra);
+  // Sprints and marathons stay close to their nominal trip (5f 21y, 4m 2f 74y...).
+  return furlongs * 220 + (furlongs <= 6 || furlongs >= 20 ? Math.min(extra, 74) : extra);
 }
 
 function classMix(course: CourseInfo, code: Code, surface: Surface): readonly number[] {
   if (course.region === 'INT') return course.grade === 1 ? CLASS_MIX.int1 : CLASS_MIX.int;
   if (course.region === 'IRE') return course.grade === 1 ? CLASS_MIX.ire1 : CLASS_MIX.ire;
   if (surface === 'aw') return CLASS_MIX.aw;
-  if (code === JUMPS) return course.grade === 1 ? CLASS_MIX.jumps1 : course.grade === 2 ? CLASS_MIX.jumps2 : CLASS_MIX.jumps3;
+  if (code === JUMPS)
+    return course.grade === 1 ? CLASS_MIX.jumps1 : course.grade === 2 ? CLASS_MIX.jumps2 : CLASS_MIX.jumps3;
   return course.grade === 1 ? CLASS_MIX.flat1 : course.grade === 2 ? CLASS_MIX.flat2 : CLASS_MIX.flat3;
 }
 
-const TWO_YO_SHARE = [0, 0, 0.02, 0.08, 0.15, 0.2, 0.25, 0.28, 0.3, 0.3, 0.22, 0.1];
+const TWO_YO_SHARE = [0, 0, 0.02, 0.07, 0.13, 0.18, 0.22, 0.24, 0.25, 0.25, 0.18, 0.08];
 
 /** Disciplines of a meeting's races, in card order. */
 export function meetingDisciplines(rng: Rng, m: Meeting, d: DayInfo): Discipline[] {
@@ -132,10 +202,10 @@ function kindOf(rng: Rng, discipline: Discipline, level: number, twoYo: boolean,
     if (level === 1) return r < 0.75 ? 'open' : 'handicap';
     if (level === 2) return r < 0.7 ? 'handicap' : 'open';
     if (level === 7) return r < 0.8 ? 'handicap' : 'open';
-    return r < 0.6 ? 'handicap' : r < 0.78 ? 'maiden' : r < 0.9 ? 'novice' : 'open';
+    return r < 0.66 ? 'handicap' : r < 0.8 ? 'maiden' : r < 0.9 ? 'novice' : 'open';
   }
   if (level === 1) return r < 0.55 ? 'open' : 'handicap';
-  if (discipline === 'hurdle') return r < 0.5 ? 'handicap' : r < 0.75 ? 'novice' : r < 0.87 ? 'maiden' : 'open';
+  if (discipline === 'hurdle') return r < 0.55 ? 'handicap' : r < 0.77 ? 'novice' : r < 0.87 ? 'maiden' : 'open';
   return r < 0.65 ? 'handicap' : r < 0.9 ? 'novice' : 'open';
 }
 
@@ -147,20 +217,49 @@ function title(rng: Rng, p: Omit<RacePlan, 'name' | 'declared'>, course: CourseI
     case 'flat':
       if (p.kind === 'maiden') label = two ? 'Maiden Stakes' : 'Maiden Stakes';
       else if (p.kind === 'novice') label = 'Novice Stakes';
-      else if (p.kind === 'handicap') label = two ? 'Nursery Handicap' : p.level <= 2 ? 'Heritage Handicap' : 'Handicap';
-      else if (p.level === 1) label = r < 0.5 ? 'Stakes (Listed)' : r < 0.8 ? 'Stakes (Group 3)' : r < 0.93 ? 'Stakes (Group 2)' : 'Stakes (Group 1)';
-      else label = r < 0.5 ? 'Conditions Stakes' : r < 0.75 ? 'Claiming Stakes' : p.level >= 6 ? 'Selling Stakes' : 'Classified Stakes';
+      else if (p.kind === 'handicap')
+        label = two ? 'Nursery Handicap' : p.level <= 2 ? 'Heritage Handicap' : 'Handicap';
+      else if (p.level === 1)
+        label =
+          r < 0.5
+            ? 'Stakes (Listed)'
+            : r < 0.8
+              ? 'Stakes (Group 3)'
+              : r < 0.93
+                ? 'Stakes (Group 2)'
+                : 'Stakes (Group 1)';
+      else
+        label =
+          r < 0.5
+            ? 'Conditions Stakes'
+            : r < 0.75
+              ? 'Claiming Stakes'
+              : p.level >= 6
+                ? 'Selling Stakes'
+                : 'Classified Stakes';
       break;
     case 'hurdle':
       if (p.kind === 'maiden') label = 'Maiden Hurdle';
       else if (p.kind === 'novice') label = p.maxAge === 4 ? 'Juvenile Hurdle' : "Novices' Hurdle";
       else if (p.kind === 'handicap') label = 'Handicap Hurdle';
-      else label = p.level === 1 ? (r < 0.5 ? 'Hurdle (Grade 2)' : r < 0.8 ? 'Hurdle (Grade 1)' : 'Hurdle (Listed)') : p.level >= 6 ? 'Selling Hurdle' : 'Hurdle';
+      else
+        label =
+          p.level === 1
+            ? r < 0.5
+              ? 'Hurdle (Grade 2)'
+              : r < 0.8
+                ? 'Hurdle (Grade 1)'
+                : 'Hurdle (Listed)'
+            : p.level >= 6
+              ? 'Selling Hurdle'
+              : 'Hurdle';
       break;
     case 'chase':
       if (p.kind === 'novice') label = r < 0.5 ? "Novices' Chase" : "Beginners' Chase";
       else if (p.kind === 'handicap') label = 'Handicap Chase';
-      else label = p.level === 1 ? (r < 0.5 ? 'Chase (Grade 2)' : 'Chase (Grade 1)') : r < 0.4 ? "Hunters' Chase" : 'Chase';
+      else
+        label =
+          p.level === 1 ? (r < 0.5 ? 'Chase (Grade 2)' : 'Chase (Grade 1)') : r < 0.4 ? "Hunters' Chase" : 'Chase';
       break;
     default:
       label = course.region === 'IRE' ? 'INH Flat Race' : 'Standard Open NH Flat Race';
@@ -200,11 +299,28 @@ export function planRace(rng: Rng, m: Meeting, d: DayInfo, discipline: Disciplin
   let yards: number;
   if (course.region === 'INT' && code === FLAT) yards = Math.round(pickTable(rng, METRES) * 1.0936);
   else {
-    const t = discipline === 'flat' ? (twoYo ? TWO_YO_F : FLAT_F) : discipline === 'hurdle' ? HURDLE_F : discipline === 'chase' ? CHASE_F : BUMPER_F;
+    const t =
+      discipline === 'flat'
+        ? twoYo
+          ? TWO_YO_F
+          : FLAT_F
+        : discipline === 'hurdle'
+          ? HURDLE_F
+          : discipline === 'chase'
+            ? CHASE_F
+            : BUMPER_F;
     yards = yardsAt(course, pickTable(rng, t));
   }
-  const raceClass = course.region !== 'GB' ? 0 : rng.chance(0.01) ? 0 : code === JUMPS ? Math.min(level, discipline === 'nh-flat' ? 6 : 5) : level;
-  const stage: Entry['stage'] = discipline === 'chase' ? 2 : discipline === 'hurdle' ? 1 : discipline === 'nh-flat' ? 0 : -1;
+  const raceClass =
+    course.region !== 'GB'
+      ? 0
+      : rng.chance(0.01)
+        ? 0
+        : code === JUMPS
+          ? Math.min(level, discipline === 'nh-flat' ? 6 : 5)
+          : level;
+  const stage: Entry['stage'] =
+    discipline === 'chase' ? 2 : discipline === 'hurdle' ? 1 : discipline === 'nh-flat' ? 0 : -1;
   const base = { discipline, surface, code, yards, raceClass, level, kind, minAge, maxAge, stage };
   return { ...base, declared: fieldTarget(rng, discipline, course, kind, level), name: title(rng, base, course) };
 }

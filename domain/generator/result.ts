@@ -23,15 +23,87 @@ export interface RaceOutcome {
   readonly deadHeat: boolean;
 }
 
-/** Fractional-odds ladder as decimal odds (1/10 .. 500/1): starting prices are returned on it. */
+/** Fractional-odds ladder as decimal odds (1/50 .. 500/1): starting prices are returned on it. */
 const LADDER: readonly number[] = [
-  [1, 10], [1, 8], [1, 7], [1, 6], [1, 5], [2, 9], [1, 4], [2, 7], [3, 10], [1, 3], [4, 11], [2, 5], [4, 9],
-  [1, 2], [8, 15], [4, 7], [8, 13], [4, 6], [8, 11], [4, 5], [5, 6], [10, 11], [1, 1], [11, 10], [6, 5],
-  [5, 4], [11, 8], [6, 4], [13, 8], [7, 4], [15, 8], [2, 1], [85, 40], [9, 4], [5, 2], [11, 4], [3, 1],
-  [10, 3], [7, 2], [4, 1], [9, 2], [5, 1], [11, 2], [6, 1], [13, 2], [7, 1], [15, 2], [8, 1], [17, 2],
-  [9, 1], [10, 1], [11, 1], [12, 1], [14, 1], [16, 1], [18, 1], [20, 1], [22, 1], [25, 1], [28, 1],
-  [33, 1], [40, 1], [50, 1], [66, 1], [80, 1], [100, 1], [125, 1], [150, 1], [200, 1], [250, 1],
-  [300, 1], [500, 1],
+  [1, 50],
+  [1, 33],
+  [1, 25],
+  [1, 20],
+  [1, 16],
+  [1, 14],
+  [1, 12],
+  [1, 10],
+  [1, 8],
+  [1, 7],
+  [1, 6],
+  [1, 5],
+  [2, 9],
+  [1, 4],
+  [2, 7],
+  [3, 10],
+  [1, 3],
+  [4, 11],
+  [2, 5],
+  [4, 9],
+  [1, 2],
+  [8, 15],
+  [4, 7],
+  [8, 13],
+  [4, 6],
+  [8, 11],
+  [4, 5],
+  [5, 6],
+  [10, 11],
+  [1, 1],
+  [11, 10],
+  [6, 5],
+  [5, 4],
+  [11, 8],
+  [6, 4],
+  [13, 8],
+  [7, 4],
+  [15, 8],
+  [2, 1],
+  [85, 40],
+  [9, 4],
+  [5, 2],
+  [11, 4],
+  [3, 1],
+  [10, 3],
+  [7, 2],
+  [4, 1],
+  [9, 2],
+  [5, 1],
+  [11, 2],
+  [6, 1],
+  [13, 2],
+  [7, 1],
+  [15, 2],
+  [8, 1],
+  [17, 2],
+  [9, 1],
+  [10, 1],
+  [11, 1],
+  [12, 1],
+  [14, 1],
+  [16, 1],
+  [18, 1],
+  [20, 1],
+  [22, 1],
+  [25, 1],
+  [28, 1],
+  [33, 1],
+  [40, 1],
+  [50, 1],
+  [66, 1],
+  [80, 1],
+  [100, 1],
+  [125, 1],
+  [150, 1],
+  [200, 1],
+  [250, 1],
+  [300, 1],
+  [500, 1],
 ].map(([n, d]) => Math.round((1 + n! / d!) * 100) / 100);
 
 /** Nearest ladder price (by log distance) to a decimal price. */
@@ -50,7 +122,10 @@ export function toLadder(decimal: number): number {
 }
 
 /** Margins the judge calls, in lengths: nose, short head, head, neck, then quarters, halves, wholes. */
-const MARGINS = [0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.25, 2.5, 2.75, 3, 3.25, 3.5, 3.75, 4, 4.5, 5, 5.5, 6, 6.5, 7, 7.5, 8, 8.5, 9, 9.5, 10];
+const MARGINS = [
+  0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.25, 2.5, 2.75, 3, 3.25, 3.5, 3.75, 4, 4.5, 5, 5.5, 6, 6.5, 7,
+  7.5, 8, 8.5, 9, 9.5, 10,
+];
 
 export function judgeMargin(lengths: number): number {
   if (lengths > 10) return Math.min(99, Math.round(lengths));
@@ -64,8 +139,18 @@ export function lbsPerLength(yards: number): number {
 }
 
 const NF = {
-  chase: { rate: 0.06, statuses: ['fell', 'unseated', 'refused', 'brought-down', 'ran-out', 'slipped-up', 'carried-out'], w: [0.48, 0.38, 0.05, 0.04, 0.03, 0.01, 0.01], pu: 0.085 },
-  hurdle: { rate: 0.02, statuses: ['fell', 'unseated', 'brought-down', 'ran-out', 'refused', 'slipped-up'], w: [0.5, 0.3, 0.08, 0.06, 0.03, 0.03], pu: 0.07 },
+  chase: {
+    rate: 0.06,
+    statuses: ['fell', 'unseated', 'refused', 'brought-down', 'ran-out', 'slipped-up', 'carried-out'],
+    w: [0.48, 0.38, 0.05, 0.04, 0.03, 0.01, 0.01],
+    pu: 0.085,
+  },
+  hurdle: {
+    rate: 0.02,
+    statuses: ['fell', 'unseated', 'brought-down', 'ran-out', 'refused', 'slipped-up'],
+    w: [0.5, 0.3, 0.08, 0.06, 0.03, 0.03],
+    pu: 0.07,
+  },
   'nh-flat': { rate: 0.002, statuses: ['ran-out', 'unseated'], w: [0.5, 0.5], pu: 0.012 },
   flat: { rate: 0.0007, statuses: ['unseated'], w: [1], pu: 0.002 },
 } as const;
@@ -96,6 +181,8 @@ export function runRace(rng: Rng, starters: readonly Starter[], discipline: stri
   const positions: number[] = new Array(n).fill(0);
   const beaten: number[] = new Array(n).fill(0);
   const perLength = lbsPerLength(yards);
+  // Finishes are closer than raw ability gaps (horses are ridden out only while it matters).
+  const compress = discipline === 'flat' ? 0.6 : 0.8;
   const deadHeat = finishers.length >= 2 && rng.chance(0.005);
   const dhAt = deadHeat ? 1 + Math.floor(rng.next() * Math.min(4, finishers.length - 1)) : -1;
   let cumulative = 0; // hundredths of a length
@@ -109,7 +196,7 @@ export function runRace(rng: Rng, starters: readonly Starter[], discipline: stri
     if (k === dhAt) {
       positions[i] = positions[prev]!;
     } else {
-      cumulative += Math.round(judgeMargin((perf[prev]! - perf[i]!) / perLength) * 100);
+      cumulative += Math.round(judgeMargin(((perf[prev]! - perf[i]!) / perLength) * compress) * 100);
       positions[i] = k + 1;
     }
     beaten[i] = cumulative / 100;
@@ -146,7 +233,7 @@ function startingPrices(rng: Rng, starters: readonly Starter[], sd: number): num
   const biased = p.map((x) => x ** 0.9);
   const sum = biased.reduce((a, b) => a + b, 0);
   const overround = Math.min(1.45, 1.08 + 0.018 * starters.length);
-  return biased.map((x) => toLadder(Math.max(1.1, 1 / ((x / sum) * overround))));
+  return biased.map((x) => toLadder(Math.max(1.02, 1 / ((x / sum) * overround))));
 }
 
 /** Winning time in seconds for a distance, discipline and going slowdown factor. */

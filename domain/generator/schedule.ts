@@ -48,6 +48,19 @@ export function dayInfo(day: number): DayInfo {
   };
 }
 
+const normCache = new WeakMap<readonly number[], number[]>();
+
+/** A course's own month weights, normalised (cached: the table is fixed). */
+function courseMonths(c: CourseInfo): number[] {
+  const m = c.months!;
+  let n = normCache.get(m);
+  if (!n) {
+    n = norm([...m]);
+    normCache.set(m, n);
+  }
+  return n;
+}
+
 const norm = (w: number[]): number[] => {
   const s = w.reduce((a, b) => a + b, 0);
   return w.map((x) => (x * 12) / s);
@@ -197,26 +210,28 @@ interface Candidate {
 export function meetingsOn(rng: Rng, day: number, scale: number): Meeting[] {
   const d = dayInfo(day);
   const regions: Record<CourseInfo['region'], Candidate[]> = { GB: [], IRE: [], INT: [] };
+  const homeFactor = { GB: homeDayFactor('GB', d), IRE: homeDayFactor('IRE', d) };
   for (const c of COURSES) {
     if (!isOpen(c, d.date)) continue;
     let pFlat = 0;
     let pJumps = 0;
     if (c.region === 'INT') {
       if (!c.weekdays?.includes(d.weekday) || !c.months) continue;
-      const m = norm([...c.months])[d.month]!;
+      const m = courseMonths(c)[d.month]!;
       const perDay = (m * volume('INT', d.year) * 7) / (365 * c.weekdays.length);
       pFlat = c.flat * perDay;
       pJumps = c.jumps * perDay;
     } else {
-      const home = homeDayFactor(c.region, d);
+      const home = homeFactor[c.region];
       if (home === 0) continue;
       const base = (home * volume(c.region, d.year)) / 365;
       const flatOk = c.flat > 0 && (!c.flatUntil || d.date <= c.flatUntil) && (!c.flatFrom || d.date >= c.flatFrom);
       if (flatOk) {
-        const season = c.months ? norm([...c.months])[d.month]! : isAwOnly(c) ? AW[d.month]! : flatSeason(c, d);
+        const season = c.months ? courseMonths(c)[d.month]! : isAwOnly(c) ? AW[d.month]! : flatSeason(c, d);
         pFlat = c.flat * season * base;
       }
-      if (c.jumps > 0 && (!c.jumpsUntil || d.date <= c.jumpsUntil)) pJumps = c.jumps * JUMPS[c.jumpsSeason][d.month]! * base;
+      if (c.jumps > 0 && (!c.jumpsUntil || d.date <= c.jumpsUntil))
+        pJumps = c.jumps * JUMPS[c.jumpsSeason][d.month]! * base;
     }
     if (pFlat + pJumps > 0) regions[c.region].push({ course: c, pFlat: pFlat * scale, pJumps: pJumps * scale });
   }
@@ -252,15 +267,23 @@ function meeting(rng: Rng, c: CourseInfo, d: DayInfo, type: MeetingType): Meetin
         ? rng.chance(c.evening)
         : summer && d.weekday !== 0 && rng.chance(d.weekday === 6 ? c.evening * 0.5 : c.evening * 1.6);
   const intervalPick = rng.next();
-  return {
-    course: c,
-    day: d.day,
-    date: d.date,
-    type,
-    surface,
-    evening,
-    races: pickRaces(rng, c, d),
-    firstOff: firstOff(rng, c, d, type, evening),
-    interval: intervalPick < 0.05 ? 25 : intervalPick < 0.55 ? 30 : intervalPick < 0.9 ? 35 : 40,
-  };
+  const races = pickRaces(rng, c, d);
+  let interval = intervalPick < 0.05 ? 25 : intervalPick < 0.55 ? 30 : intervalPick < 0.9 ? 35 : 40;
+  let first = firstOff(rng, c, d, type, evening);
+  // Last race by 21:15 at British and Irish evening meetings, before dusk (16:10) on winter turf
+  // afternoons, and on the same local day everywhere (Happy Valley's night meetings end by 23:00).
+  const winterTurf = c.region !== 'INT' && !evening && type !== 'aw' && (d.month >= 10 || d.month <= 1);
+  const lastBy =
+    c.region === 'INT'
+      ? evening
+        ? 23 * 60
+        : 19 * 60 + 30
+      : evening
+        ? 21 * 60 + 15
+        : winterTurf
+          ? 16 * 60 + 10
+          : 18 * 60;
+  if (first + (races - 1) * interval > lastBy) interval = Math.min(interval, 30);
+  first = Math.max(c.region === 'INT' ? 9 * 60 : 11 * 60 + 30, Math.min(first, lastBy - (races - 1) * interval));
+  return { course: c, day: d.day, date: d.date, type, surface, evening, races, firstOff: first, interval };
 }

@@ -34,6 +34,8 @@ export interface GenerationSummary {
   enquiryStyleResults: number;
   distinct: { horses: number; jockeys: number; trainers: number; sires: number; courses: number };
   unknownSireRate: number;
+  /** Share of starters with no official rating (0) on the card. */
+  unratedRate: number;
   horseCareerRuns: Dist & { oneRunShare: number };
   sireProgeny: Dist & { top: { sire: string; horses: number; runs: number }[] };
   jockeyRidesLastYear: Dist & { year: string; top: { jockey: string; rides: number }[] };
@@ -44,7 +46,13 @@ function dist(values: number[]): Dist {
   if (values.length === 0) return { count: 0, mean: 0, median: 0, p90: 0, max: 0 };
   const v = [...values].sort((a, b) => a - b);
   const at = (q: number) => v[Math.min(v.length - 1, Math.floor(q * v.length))]!;
-  return { count: v.length, mean: round(v.reduce((a, b) => a + b, 0) / v.length, 2), median: at(0.5), p90: at(0.9), max: v[v.length - 1]! };
+  return {
+    count: v.length,
+    mean: round(v.reduce((a, b) => a + b, 0) / v.length, 2),
+    median: at(0.5),
+    p90: at(0.9),
+    max: v[v.length - 1]!,
+  };
 }
 
 const round = (x: number, dp: number) => Math.round(x * 10 ** dp) / 10 ** dp;
@@ -78,6 +86,7 @@ export function generationSummary(events: Iterable<FeedEvent>): GenerationSummar
   let minField = Number.POSITIVE_INFINITY;
   let maxField = 0;
   let unknownSire = 0;
+  let unrated = 0;
 
   for (const e of events) {
     counts[e.kind]++;
@@ -101,7 +110,8 @@ export function generationSummary(events: Iterable<FeedEvent>): GenerationSummar
     races++;
     const year = card.meetingDate.slice(0, 4);
     const region = (regionOfCourse.get(card.courseId) ?? 'INT') as 'GB' | 'IRE' | 'INT';
-    const y = (byYear[year] ??= { total: 0, GB: 0, IRE: 0, INT: 0 });
+    const y = byYear[year] ?? { total: 0, GB: 0, IRE: 0, INT: 0 };
+    byYear[year] = y;
     y.total++;
     y[region]++;
     byDisc[card.discipline] = (byDisc[card.discipline] ?? 0) + 1;
@@ -112,7 +122,8 @@ export function generationSummary(events: Iterable<FeedEvent>): GenerationSummar
     declared += card.runners.length;
     minField = Math.min(minField, n);
     maxField = Math.max(maxField, n);
-    const fd = (fieldByDisc[card.discipline] ??= { n: 0, sum: 0 });
+    const fd = fieldByDisc[card.discipline] ?? { n: 0, sum: 0 };
+    fieldByDisc[card.discipline] = fd;
     fd.n++;
     fd.sum += n;
     if (card.discipline !== 'flat') {
@@ -138,6 +149,7 @@ export function generationSummary(events: Iterable<FeedEvent>): GenerationSummar
       if (!cr) continue;
       const runs = horseRuns.get(x.horseId);
       horseRuns.set(x.horseId, (runs ?? 0) + 1);
+      if (cr.officialRating === 0) unrated++;
       if (cr.sireId === null) unknownSire++;
       else {
         const s = sires.get(cr.sireId) ?? { name: cr.sireName ?? '', horses: 0, runs: 0 };
@@ -155,7 +167,8 @@ export function generationSummary(events: Iterable<FeedEvent>): GenerationSummar
       allTrainers.add(cr.trainerId);
     }
     if (races % 5000 === 0) {
-      for (const [k, offsK] of meetingOffs) if (Math.max(...offsK) < r.publishedAt - 3 * 86_400_000) meetingOffs.delete(k);
+      for (const [k, offsK] of meetingOffs)
+        if (Math.max(...offsK) < r.publishedAt - 3 * 86_400_000) meetingOffs.delete(k);
     }
   }
 
@@ -163,7 +176,8 @@ export function generationSummary(events: Iterable<FeedEvent>): GenerationSummar
   const sireList = [...sires.values()].sort((a, b) => b.horses - a.horses || b.runs - a.runs);
   const years = Object.keys(byYear).sort();
   const lastYear = [...years].reverse().find((yy) => (jockeys.get(yy)?.size ?? 0) > 0) ?? '';
-  const topOf = (m: Map<string, { name: string; n: number }> | undefined) => [...(m?.values() ?? [])].sort((a, b) => b.n - a.n);
+  const topOf = (m: Map<string, { name: string; n: number }> | undefined) =>
+    [...(m?.values() ?? [])].sort((a, b) => b.n - a.n);
   const jl = topOf(jockeys.get(lastYear));
   const tl = topOf(trainers.get(lastYear));
   return {
@@ -188,12 +202,33 @@ export function generationSummary(events: Iterable<FeedEvent>): GenerationSummar
     deadHeatRaces: deadHeats,
     lateResults: late,
     enquiryStyleResults: slow,
-    distinct: { horses: horseRuns.size, jockeys: allJockeys.size, trainers: allTrainers.size, sires: sires.size, courses: regionOfCourse.size },
+    distinct: {
+      horses: horseRuns.size,
+      jockeys: allJockeys.size,
+      trainers: allTrainers.size,
+      sires: sires.size,
+      courses: regionOfCourse.size,
+    },
     unknownSireRate: starters ? round(unknownSire / starters, 4) : 0,
-    horseCareerRuns: { ...dist(runs), oneRunShare: runs.length ? round(runs.filter((x) => x === 1).length / runs.length, 4) : 0 },
-    sireProgeny: { ...dist(sireList.map((s) => s.horses)), top: sireList.slice(0, 5).map((s) => ({ sire: s.name, horses: s.horses, runs: s.runs })) },
-    jockeyRidesLastYear: { ...dist(jl.map((x) => x.n)), year: lastYear, top: jl.slice(0, 5).map((x) => ({ jockey: x.name, rides: x.n })) },
-    trainerRunnersLastYear: { ...dist(tl.map((x) => x.n)), year: lastYear, top: tl.slice(0, 5).map((x) => ({ trainer: x.name, runners: x.n })) },
+    unratedRate: starters ? round(unrated / starters, 4) : 0,
+    horseCareerRuns: {
+      ...dist(runs),
+      oneRunShare: runs.length ? round(runs.filter((x) => x === 1).length / runs.length, 4) : 0,
+    },
+    sireProgeny: {
+      ...dist(sireList.map((s) => s.horses)),
+      top: sireList.slice(0, 5).map((s) => ({ sire: s.name, horses: s.horses, runs: s.runs })),
+    },
+    jockeyRidesLastYear: {
+      ...dist(jl.map((x) => x.n)),
+      year: lastYear,
+      top: jl.slice(0, 5).map((x) => ({ jockey: x.name, rides: x.n })),
+    },
+    trainerRunnersLastYear: {
+      ...dist(tl.map((x) => x.n)),
+      year: lastYear,
+      top: tl.slice(0, 5).map((x) => ({ trainer: x.name, runners: x.n })),
+    },
   };
 }
 
@@ -212,21 +247,49 @@ export function formatGenerationSummary(s: GenerationSummary): string {
   const lines: string[] = [];
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
   lines.push(`events: ${s.events.course} course, ${s.events.card} card versions, ${s.events.result} results`);
-  lines.push(`races: ${s.races} (${s.cardVersionsPerRace} card versions per race); starters: ${s.starters}; non-runners: ${pct(s.nonRunnerRate)}`);
+  lines.push(
+    `races: ${s.races} (${s.cardVersionsPerRace} card versions per race); starters: ${s.starters}; non-runners: ${pct(s.nonRunnerRate)}`,
+  );
   lines.push('races per year (GB / IRE / INT):');
   for (const [y, v] of Object.entries(s.racesByYear)) lines.push(`  ${y}  ${v.total}  (${v.GB} / ${v.IRE} / ${v.INT})`);
-  lines.push(`disciplines: ${Object.entries(s.racesByDiscipline).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-  lines.push(`surfaces: ${Object.entries(s.racesBySurface).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-  lines.push(`field size: mean ${s.fieldSize.mean} (min ${s.fieldSize.min}, max ${s.fieldSize.max}); ${Object.entries(s.fieldSize.byDiscipline).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-  lines.push(`jumps non-finishers: ${pct(s.jumpsNonFinisherRate)}; favourites won: ${pct(s.favouriteWinRate)}; dead heats: ${s.deadHeatRaces}; late results (after the next off): ${s.lateResults}`);
-  lines.push(`distinct: ${s.distinct.horses} horses, ${s.distinct.jockeys} jockeys, ${s.distinct.trainers} trainers, ${s.distinct.sires} sires, ${s.distinct.courses} courses; unknown sire on ${pct(s.unknownSireRate)} of runs`);
+  lines.push(
+    `disciplines: ${Object.entries(s.racesByDiscipline)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
+  lines.push(
+    `surfaces: ${Object.entries(s.racesBySurface)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
+  lines.push(
+    `field size: mean ${s.fieldSize.mean} (min ${s.fieldSize.min}, max ${s.fieldSize.max}); ${Object.entries(
+      s.fieldSize.byDiscipline,
+    )
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
+  lines.push(
+    `jumps non-finishers: ${pct(s.jumpsNonFinisherRate)}; favourites won: ${pct(s.favouriteWinRate)}; dead heats: ${s.deadHeatRaces}; late results (after the next off): ${s.lateResults}`,
+  );
+  lines.push(
+    `distinct: ${s.distinct.horses} horses, ${s.distinct.jockeys} jockeys, ${s.distinct.trainers} trainers, ${s.distinct.sires} sires, ${s.distinct.courses} courses; unknown sire on ${pct(s.unknownSireRate)} of runs; unrated runners: ${pct(s.unratedRate)}`,
+  );
   const h = s.horseCareerRuns;
-  lines.push(`runs per horse: mean ${h.mean}, median ${h.median}, p90 ${h.p90}, max ${h.max}; one run only: ${pct(h.oneRunShare)}`);
+  lines.push(
+    `runs per horse: mean ${h.mean}, median ${h.median}, p90 ${h.p90}, max ${h.max}; one run only: ${pct(h.oneRunShare)}`,
+  );
   const sp = s.sireProgeny;
-  lines.push(`progeny per sire: median ${sp.median}, p90 ${sp.p90}, max ${sp.max}; top: ${sp.top.map((t) => `${t.sire} ${t.horses}`).join(', ')}`);
+  lines.push(
+    `progeny per sire: median ${sp.median}, p90 ${sp.p90}, max ${sp.max}; top: ${sp.top.map((t) => `${t.sire} ${t.horses}`).join(', ')}`,
+  );
   const j = s.jockeyRidesLastYear;
-  lines.push(`jockey rides in ${j.year}: median ${j.median}, p90 ${j.p90}, max ${j.max}; top: ${j.top.map((t) => `${t.jockey} ${t.rides}`).join(', ')}`);
+  lines.push(
+    `jockey rides in ${j.year}: median ${j.median}, p90 ${j.p90}, max ${j.max}; top: ${j.top.map((t) => `${t.jockey} ${t.rides}`).join(', ')}`,
+  );
   const t = s.trainerRunnersLastYear;
-  lines.push(`trainer runners in ${t.year}: median ${t.median}, p90 ${t.p90}, max ${t.max}; top: ${t.top.map((x) => `${x.trainer} ${x.runners}`).join(', ')}`);
+  lines.push(
+    `trainer runners in ${t.year}: median ${t.median}, p90 ${t.p90}, max ${t.max}; top: ${t.top.map((x) => `${x.trainer} ${x.runners}`).join(', ')}`,
+  );
   return lines.join('\n');
 }

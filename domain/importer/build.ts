@@ -2,13 +2,7 @@
  * Accepted runner rows, grouped by race -> course, card and result events in feed order. Everything
  * here is a function of the rows alone (no clock, no randomness), so a re-import gives the same bytes.
  */
-import type {
-  Course,
-  RaceCard,
-  RaceCardRunner,
-  RaceResult,
-  RaceResultRunner,
-} from '../avro-types.generated.js';
+import type { Course, RaceCard, RaceCardRunner, RaceResult, RaceResultRunner } from '../avro-types.generated.js';
 import { DISCIPLINES, type Discipline, type Surface } from '../codes.js';
 import { type IdKind, makeId } from '../ids.js';
 import { validateCard, validateCourse, validateResult } from '../validate.js';
@@ -35,19 +29,24 @@ export interface BuildOptions {
 
 /** A race being assembled: its rows in file order (duplicates and rejected rows already removed). */
 export interface RaceRows {
-  fileIndex: number;
   rows: RunnerRow[];
+  /** index (into the import's file list) of the file each row came from */
+  rowFileIndex: number[];
 }
 
-/** Source-key -> id, cached (makeId hashes; the same horse appears in many races). */
+/** Source-key -> id, cached per kind (makeId hashes; the same horse appears in many races). */
 export class IdCache {
-  private readonly cache = new Map<string, string>();
+  private readonly caches = new Map<IdKind, Map<string, string>>();
   get(kind: IdKind, sourceKey: string): string {
-    const k = `${kind}\u0000${sourceKey}`;
-    let id = this.cache.get(k);
+    let cache = this.caches.get(kind);
+    if (!cache) {
+      cache = new Map();
+      this.caches.set(kind, cache);
+    }
+    let id = cache.get(sourceKey);
     if (id === undefined) {
       id = makeId(kind, sourceKey);
-      this.cache.set(k, id);
+      cache.set(sourceKey, id);
     }
     return id;
   }
@@ -161,7 +160,13 @@ export function buildRace(
   const resultErrors = validateResult(result);
   if (resultErrors.length > 0) return { reason: 'invalid-result', errors: resultErrors };
   return {
-    race: { card, result, courseSourceId: first.courseSourceId, courseName: first.courseName, surfaceText: first.surfaceText },
+    race: {
+      card,
+      result,
+      courseSourceId: first.courseSourceId,
+      courseName: first.courseName,
+      surfaceText: first.surfaceText,
+    },
   };
 }
 

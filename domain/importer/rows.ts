@@ -125,12 +125,7 @@ export interface RowRejection {
 
 const reject = (reason: string, detail: string): RowRejection => ({ reason, detail });
 
-function sourceId(
-  value: string,
-  column: string,
-  missingReason: string,
-  badReason: string,
-): string | RowRejection {
+function sourceId(value: string, column: string, missingReason: string, badReason: string): string | RowRejection {
   const t = value.trim();
   if (t === '') return reject(missingReason, `${column} is blank`);
   // Racing Post ids are positive integers; the source writes 0 for a person without a profile link.
@@ -183,7 +178,8 @@ export function parseRunnerRow(fields: string[], cols: Columns, line: number): R
   const age = ageText === '' ? 0 : parseUint(ageText);
   if (age === undefined) return reject('bad-age', `Age ${JSON.stringify(ageText)}`);
   const saddleCloth = parseUint(f('RaceCardNumber'));
-  if (saddleCloth === undefined) return reject('bad-saddle-cloth', `RaceCardNumber ${JSON.stringify(f('RaceCardNumber'))}`);
+  if (saddleCloth === undefined)
+    return reject('bad-saddle-cloth', `RaceCardNumber ${JSON.stringify(f('RaceCardNumber'))}`);
   const stallText = f('StallNumber').trim();
   const draw = stallText === '' ? 0 : parseUint(stallText);
   if (draw === undefined) return reject('bad-draw', `StallNumber ${JSON.stringify(stallText)}`);
@@ -211,7 +207,8 @@ export function parseRunnerRow(fields: string[], cols: Columns, line: number): R
   }
 
   const position = parseUint(f('FinishingPosition'));
-  if (position === undefined) return reject('bad-position', `FinishingPosition ${JSON.stringify(f('FinishingPosition'))}`);
+  if (position === undefined)
+    return reject('bad-position', `FinishingPosition ${JSON.stringify(f('FinishingPosition'))}`);
   const statusText = f('ResultStatus').trim();
   if (statusText === '') return reject('missing-result-status', 'ResultStatus is blank');
   let beatenLengths = 0;

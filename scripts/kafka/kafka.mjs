@@ -207,7 +207,8 @@ async function readJson(file) {
 async function tail(file, lines = 40) {
   try {
     const text = await fsp.readFile(file, 'utf8');
-    return text.trimEnd().split('\n').slice(-lines).join('\n');
+    const trimmed = text.trimEnd();
+    return trimmed ? trimmed.split('\n').slice(-lines).join('\n') : null;
   } catch {
     return null;
   }

@@ -54,13 +54,28 @@ export class EventIndex {
   /** Inserts or replaces the event with this key (e.g. a raceId). */
   upsert(key: string, off: number, visibleAt: number, vec: readonly number[]): void {
     if (this.where.has(key)) this.remove(key);
-    const i = upperBound(this.offs, off, this.keys, key);
-    this.keys.splice(i, 0, key);
-    this.offs.splice(i, 0, off);
-    this.visible.splice(i, 0, visibleAt);
-    this.vecs.splice(i * this.width, 0, ...vec.slice(0, this.width));
+    const n = this.keys.length;
+    const last = n - 1;
+    // Replays arrive mostly in off order: append without a search when the event sorts last.
+    const i =
+      n === 0 || this.offs[last]! < off || (this.offs[last] === off && this.keys[last]! <= key)
+        ? n
+        : upperBound(this.offs, off, this.keys, key);
+    if (i === n) {
+      this.keys.push(key);
+      this.offs.push(off);
+      this.visible.push(visibleAt);
+      for (let d = 0; d < this.width; d++) this.vecs.push(vec[d] ?? 0);
+    } else {
+      this.keys.splice(i, 0, key);
+      this.offs.splice(i, 0, off);
+      this.visible.splice(i, 0, visibleAt);
+      this.vecs.splice(i * this.width, 0, ...vec.slice(0, this.width));
+    }
     this.where.set(key, off);
-    this.visSorted.splice(lowerBoundNum(this.visSorted, visibleAt), 0, visibleAt);
+    const vs = this.visSorted;
+    if (vs.length === 0 || vs[vs.length - 1]! <= visibleAt) vs.push(visibleAt);
+    else vs.splice(lowerBoundNum(vs, visibleAt), 0, visibleAt);
     if (visibleAt - off > this.maxLag) this.maxLag = visibleAt - off;
     if (i < this.cumValidTo) this.cumValidTo = i;
   }

@@ -14,40 +14,54 @@ interface StoredRace {
 
 const padMs = (ms: number) => String(ms).padStart(15, '0');
 
+/** Decodes a stored row value (the analytics topic's own bytes, kept as they are). */
+export type RowDecoder = (value: Buffer) => Promise<AnalyticsRow>;
+
 export class LevelReadModel implements ReadModel {
-  constructor(private readonly store: StorePort) {}
+  constructor(
+    private readonly store: StorePort,
+    private readonly decodeRow: RowDecoder,
+  ) {}
 
   // ---- writes (view materialiser) ----
 
-  /** Applies a batch of events atomically; later events of the same race win by rule (newer card, newer result). */
-  async apply(events: readonly ({ kind: 'card'; value: RaceCard } | { kind: 'result'; value: RaceResult } | { kind: 'row'; key: string; value: AnalyticsRow | null })[]): Promise<void> {
+  /**
+   * Applies a batch of events atomically; later events of the same race win by rule (newer card,
+   * newer result). Rows are stored as the topic's bytes and decoded when read.
+   */
+  async apply(
+    events: readonly (
+      | { kind: 'card'; value: RaceCard }
+      | { kind: 'result'; value: RaceResult }
+      | { kind: 'row'; key: string; value: Buffer | null }
+    )[],
+  ): Promise<void> {
     const races = new Map<string, StoredRace>();
     const before = new Map<string, RaceCard | null>();
-    const load = async (raceId: string): Promise<StoredRace> => {
-      let r = races.get(raceId);
-      if (!r) {
-        const buf = await this.store.get(`race!${raceId}`);
-        r = buf ? (JSON.parse(buf.toString()) as StoredRace) : { card: null, result: null };
-        races.set(raceId, r);
-        before.set(raceId, r.card);
-      }
-      return r;
-    };
+    const ids = [...new Set(events.flatMap((e) => (e.kind === 'row' ? [] : [e.value.raceId])))];
+    const stored = await this.store.getMany(ids.map((id) => `race!${id}`));
+    ids.forEach((id, i) => {
+      const buf = stored[i];
+      const r: StoredRace = buf ? (JSON.parse(buf.toString()) as StoredRace) : { card: null, result: null };
+      races.set(id, r);
+      before.set(id, r.card);
+    });
+    const load = (raceId: string): StoredRace => races.get(raceId)!;
     const ops: BatchOp[] = [];
     for (const e of events) {
       if (e.kind === 'card') {
-        const r = await load(e.value.raceId);
+        const r = load(e.value.raceId);
         const c = r.card;
         if (!c || e.value.publishedAt > c.publishedAt || (e.value.publishedAt === c.publishedAt && e.value.version > c.version)) {
           r.card = e.value;
         }
       } else if (e.kind === 'result') {
-        const r = await load(e.value.raceId);
+        const r = load(e.value.raceId);
         if (!r.result || e.value.publishedAt > r.result.publishedAt) r.result = e.value;
       } else {
         const [raceId, horseId] = e.key.split(':') as [string, string];
         const key = `row!${raceId}!${horseId}`;
-        ops.push(e.value ? { type: 'put', key, value: Buffer.from(JSON.stringify(e.value)) } : { type: 'del', key });
+        ops.push(e.value ? { type: 'put', key, value: e.value } : { type: 'del', key });
       }
     }
     for (const [raceId, r] of races) {
@@ -107,13 +121,13 @@ export class LevelReadModel implements ReadModel {
     if (!race || !(JSON.parse(race.toString()) as StoredRace).card) return undefined;
     const rows: AnalyticsRow[] = [];
     for await (const [, v] of this.store.entries({ gte: `row!${raceId}!`, lt: `row!${raceId}!~` })) {
-      rows.push(JSON.parse(v.toString()) as AnalyticsRow);
+      rows.push(await this.decodeRow(v));
     }
     return rows;
   }
 
   async *allAnalytics(): AsyncIterable<AnalyticsRow> {
-    for await (const [, v] of this.store.entries({ gte: 'row!', lt: 'row!~' })) yield JSON.parse(v.toString()) as AnalyticsRow;
+    for await (const [, v] of this.store.entries({ gte: 'row!', lt: 'row!~' })) yield await this.decodeRow(v);
   }
 
   async demoDate(today: string): Promise<string | undefined> {

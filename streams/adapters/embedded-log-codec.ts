@@ -224,6 +224,7 @@ export function encodeIndex(seq: number, count: number): Buffer {
   return buf;
 }
 
+/** Reads an index entry written by encodeIndex. */
 export function decodeIndex(buf: Buffer): { seq: number; count: number } {
   return { seq: buf.readDoubleBE(0), count: buf.readUInt32BE(8) };
 }

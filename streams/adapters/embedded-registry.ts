@@ -57,7 +57,8 @@ export function createEmbeddedRegistry(store: StorePort): SchemaRegistryPort {
         const last = await latest(subject);
         if (last) assertBackwardCompatible(subject, canon, last.schema);
         let id = 0;
-        for await (const [k] of store.entries({ gte: 'id!', lt: 'id!~', reverse: true, limit: 1 })) id = Number(k.slice(3));
+        for await (const [k] of store.entries({ gte: 'id!', lt: 'id!~', reverse: true, limit: 1 }))
+          id = Number(k.slice(3));
         // Identical schema text under another subject shares its id, as in Confluent's registry.
         for await (const [k, v] of store.entries({ gte: 'id!', lt: 'id!~' })) {
           if (v.toString() === canon) id = Number(k.slice(3)) - 1;
@@ -66,7 +67,11 @@ export function createEmbeddedRegistry(store: StorePort): SchemaRegistryPort {
         const version = (last?.version ?? 0) + 1;
         await store.batch([
           { type: 'put', key: `id!${pad(newId)}`, value: Buffer.from(canon) },
-          { type: 'put', key: `s!${subject}!${pad(version)}`, value: Buffer.from(JSON.stringify({ id: newId, version, schema: canon })) },
+          {
+            type: 'put',
+            key: `s!${subject}!${pad(version)}`,
+            value: Buffer.from(JSON.stringify({ id: newId, version, schema: canon })),
+          },
         ]);
         byId.set(newId, canon);
         return newId;

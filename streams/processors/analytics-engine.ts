@@ -11,18 +11,15 @@
 import type { AnalyticsRow, Course, RaceCard, RaceCardRunner, RaceResult } from '../../domain/avro-types.generated.js';
 import { disciplineCode, distanceBucket, distanceBucketCode, goingCode, surfaceCode } from '../../domain/codes.js';
 import {
-  COURSE_VEC_WIDTH,
   courseRaceVector,
   drawFeatures,
   jockeyFeatures,
   sireFeatures,
   trainerFeatures,
 } from '../../domain/features/entities.js';
-import { type HorseRun, horseFeatures, runFigure } from '../../domain/features/horse.js';
+import { horseFeatures, runFigure } from '../../domain/features/horse.js';
 import { isoUtc } from '../../domain/time.js';
-import { EventIndex } from '../../state/aggregates/event-index.js';
-import type { RaceState, RunnerLink } from './engine-state.js';
-import { type EngineState, entityKey } from './engine-state.js';
+import { type EngineState, entityKey, type IndexKind, type RaceState, type RunnerLink } from './engine-state.js';
 
 export interface RowOutput {
   /** `${raceId}:${horseId}` */
@@ -81,6 +78,18 @@ export class AnalyticsEngine {
 
   constructor(readonly state: EngineState) {}
 
+  /**
+   * An engine over a loaded checkpoint: rebuilds the entity aggregates from every race's links (in
+   * off-time order, so the indexes are built by appends) without marking anything for recompute.
+   */
+  static restore(state: EngineState): AnalyticsEngine {
+    const engine = new AnalyticsEngine(state);
+    const linked = [...state.allRaces()].filter((r) => r.links !== null);
+    linked.sort((a, b) => a.links!.off - b.links!.off || (a.raceId < b.raceId ? -1 : 1));
+    for (const r of linked) engine.link(r.raceId, r.links!, false);
+    return engine;
+  }
+
   applyCard(card: RaceCard): void {
     this.counters.cards++;
     const race = this.state.race(card.raceId);
@@ -88,7 +97,7 @@ export class AnalyticsEngine {
       this.counters.duplicates++;
       return;
     }
-    race.cards.push(card);
+    race.cards.push(slimCard(card));
     race.cards.sort(cardOrder);
     this.state.courseRace(card.courseId, card.raceId);
     this.reconcile(race);
@@ -131,7 +140,7 @@ export class AnalyticsEngine {
     this.state.touchRace(race);
     const next = this.links(race);
     const prev = race.links;
-    if (JSON.stringify(prev) === JSON.stringify(next)) return;
+    if (sameLinks(prev, next)) return;
     if (prev) this.unlink(race.raceId, prev);
     if (next) this.link(race.raceId, next);
     race.links = next;
@@ -189,23 +198,22 @@ export class AnalyticsEngine {
     };
   }
 
-  private link(raceId: string, l: NonNullable<RaceState['links']>): void {
+  private link(raceId: string, l: NonNullable<RaceState['links']>, mark = true): void {
     const s = this.state;
     if (l.kind === 'pending') {
       for (const r of l.runners) {
-        s.horse(r.horseId).pending[raceId] = l.off;
-        s.index('jockey', r.jockeyId, 1).pending[raceId] = l.off;
-        s.index('trainer', r.trainerId, 2).pending[raceId] = l.off;
-        if (r.sireId) s.index('sire', r.sireId, 1).pending[raceId] = l.off;
+        s.setPending('horse', r.horseId, raceId, l.off);
+        s.setPending('jockey', r.jockeyId, raceId, l.off);
+        s.setPending('trainer', r.trainerId, raceId, l.off);
+        if (r.sireId) s.setPending('sire', r.sireId, raceId, l.off);
       }
-      s.index('course', l.courseKey, COURSE_VEC_WIDTH).pending[raceId] = l.off;
+      s.setPending('course', l.courseKey, raceId, l.off);
       return;
     }
     for (const r of l.runners) {
       const key = rowKey(raceId, r.horseId);
       const win = r.position === 1 ? 1 : 0;
-      const horse = s.horse(r.horseId);
-      const run: HorseRun = {
+      s.upsertHorseRun(r.horseId, {
         raceId,
         off: l.off,
         visibleAt: l.visibleAt,
@@ -216,85 +224,69 @@ export class AnalyticsEngine {
         officialRating: r.officialRating,
         weightLbs: r.weightLbs,
         raceClass: l.raceClass!,
-      };
-      insertRun(horse.runs, run);
-      s.touchHorse(r.horseId);
-      this.markHorseDependents(r.horseId, l.off, raceId);
-      const jk = s.index('jockey', r.jockeyId, 1);
-      jk.idx.upsert(key, l.off, l.visibleAt, [win]);
-      this.markDependents(jk, 'jockey', r.jockeyId, l.off, raceId);
-      const tr = s.index('trainer', r.trainerId, 2);
-      tr.idx.upsert(key, l.off, l.visibleAt, [win, r.position === 2 || r.position === 3 ? 1 : 0]);
-      this.markDependents(tr, 'trainer', r.trainerId, l.off, raceId);
+      });
+      if (mark) this.markHorseDependents(r.horseId, l.off, raceId);
+      s.upsertEvent('jockey', r.jockeyId, key, l.off, l.visibleAt, [win]);
+      if (mark) this.markDependents('jockey', r.jockeyId, l.off, raceId);
+      s.upsertEvent('trainer', r.trainerId, key, l.off, l.visibleAt, [win, r.position === 2 || r.position === 3 ? 1 : 0]);
+      if (mark) this.markDependents('trainer', r.trainerId, l.off, raceId);
       if (r.sireId) {
-        const si = s.index('sire', r.sireId, 1);
-        si.idx.upsert(key, l.off, l.visibleAt, [win]);
-        this.markDependents(si, 'sire', r.sireId, l.off, raceId);
+        s.upsertEvent('sire', r.sireId, key, l.off, l.visibleAt, [win]);
+        if (mark) this.markDependents('sire', r.sireId, l.off, raceId);
       }
     }
-    const ck = s.index('course', l.courseKey, COURSE_VEC_WIDTH);
-    ck.idx.upsert(raceId, l.off, l.visibleAt, l.courseVec);
-    this.markDependents(ck, 'course', l.courseKey, l.off, raceId);
+    s.upsertEvent('course', l.courseKey, raceId, l.off, l.visibleAt, l.courseVec);
+    if (mark) this.markDependents('course', l.courseKey, l.off, raceId);
   }
 
   private unlink(raceId: string, l: NonNullable<RaceState['links']>): void {
     const s = this.state;
     if (l.kind === 'pending') {
       for (const r of l.runners) {
-        delete s.horse(r.horseId).pending[raceId];
-        delete s.index('jockey', r.jockeyId, 1).pending[raceId];
-        delete s.index('trainer', r.trainerId, 2).pending[raceId];
-        if (r.sireId) delete s.index('sire', r.sireId, 1).pending[raceId];
-        s.touchHorse(r.horseId);
+        s.deletePending('horse', r.horseId, raceId);
+        s.deletePending('jockey', r.jockeyId, raceId);
+        s.deletePending('trainer', r.trainerId, raceId);
+        if (r.sireId) s.deletePending('sire', r.sireId, raceId);
       }
-      delete s.index('course', l.courseKey, COURSE_VEC_WIDTH).pending[raceId];
+      s.deletePending('course', l.courseKey, raceId);
       return;
     }
     for (const r of l.runners) {
       const key = rowKey(raceId, r.horseId);
-      const horse = s.horse(r.horseId);
-      const i = horse.runs.findIndex((x) => x.raceId === raceId);
-      if (i >= 0) horse.runs.splice(i, 1);
-      s.touchHorse(r.horseId);
+      s.removeHorseRun(r.horseId, raceId);
       this.markHorseDependents(r.horseId, l.off, raceId);
-      const jk = s.index('jockey', r.jockeyId, 1);
-      jk.idx.remove(key);
-      this.markDependents(jk, 'jockey', r.jockeyId, l.off, raceId);
-      const tr = s.index('trainer', r.trainerId, 2);
-      tr.idx.remove(key);
-      this.markDependents(tr, 'trainer', r.trainerId, l.off, raceId);
+      s.removeEvent('jockey', r.jockeyId, key);
+      this.markDependents('jockey', r.jockeyId, l.off, raceId);
+      s.removeEvent('trainer', r.trainerId, key);
+      this.markDependents('trainer', r.trainerId, l.off, raceId);
       if (r.sireId) {
-        const si = s.index('sire', r.sireId, 1);
-        si.idx.remove(key);
-        this.markDependents(si, 'sire', r.sireId, l.off, raceId);
+        s.removeEvent('sire', r.sireId, key);
+        this.markDependents('sire', r.sireId, l.off, raceId);
       }
     }
-    const ck = s.index('course', l.courseKey, COURSE_VEC_WIDTH);
-    ck.idx.remove(raceId);
-    this.markDependents(ck, 'course', l.courseKey, l.off, raceId);
+    s.removeEvent('course', l.courseKey, raceId);
+    this.markDependents('course', l.courseKey, l.off, raceId);
   }
 
-  /** Races that may see a change of this entity at `off`: pending or run races of the entity off later. */
-  private markDependents(
-    e: { idx: EventIndex; pending: Record<string, number> },
-    kind: 'jockey' | 'trainer' | 'sire' | 'course',
-    id: string,
-    off: number,
-    self: string,
-  ): void {
-    this.state.touchIndex(kind, id);
-    for (const [rid, o] of Object.entries(e.pending)) if (o > off && rid !== self) this.dirtyRaces.add(rid);
-    for (const k of e.idx.keysOffAfter(off)) {
-      const rid = k.includes(':') ? k.slice(0, k.indexOf(':')) : k;
+  /** Races that may see a change of this entity at `off`: its pending or run races off later. */
+  private markDependents(kind: IndexKind, id: string, off: number, self: string): void {
+    const pending = this.state.pending(kind, id);
+    if (pending) for (const [rid, o] of pending) if (o > off && rid !== self) this.dirtyRaces.add(rid);
+    const idx = this.state.index(kind, id);
+    if (!idx) return;
+    for (const k of idx.keysOffAfter(off)) {
+      const colon = k.indexOf(':');
+      const rid = colon >= 0 ? k.slice(0, colon) : k;
       if (rid !== self) this.dirtyRaces.add(rid);
     }
   }
 
   private markHorseDependents(horseId: string, off: number, self: string): void {
-    const h = this.state.horse(horseId);
-    for (const [rid, o] of Object.entries(h.pending)) if (o > off && rid !== self) this.dirtyRaces.add(rid);
-    for (let i = h.runs.length - 1; i >= 0 && h.runs[i]!.off > off; i--) {
-      const rid = h.runs[i]!.raceId;
+    const pending = this.state.pending('horse', horseId);
+    if (pending) for (const [rid, o] of pending) if (o > off && rid !== self) this.dirtyRaces.add(rid);
+    const runs = this.state.horseRuns(horseId);
+    for (let i = runs.length - 1; i >= 0 && runs[i]!.off > off; i--) {
+      const rid = runs[i]!.raceId;
       if (rid !== self) this.dirtyRaces.add(rid);
     }
   }
@@ -303,8 +295,7 @@ export class AnalyticsEngine {
     const rows = this.computeRows(race);
     const next: Record<string, string> = {};
     for (const row of rows) {
-      const fp = JSON.stringify(row);
-      next[row.horseId] = fp.length > 0 ? fingerprint(fp) : '';
+      next[row.horseId] = fingerprint(rowText(row));
       if (race.emitted[row.horseId] !== next[row.horseId]) {
         out.push({ key: rowKey(race.raceId, row.horseId), row, timestamp: Date.parse(row.computedAtUtc) });
         this.counters.rowsEmitted++;
@@ -317,7 +308,7 @@ export class AnalyticsEngine {
         this.counters.tombstonesEmitted++;
       }
     }
-    if (JSON.stringify(race.emitted) !== JSON.stringify(next)) {
+    if (!sameRecord(race.emitted, next)) {
       race.emitted = next;
       this.state.touchRace(race);
     }
@@ -334,11 +325,11 @@ export class AnalyticsEngine {
     const byHorse = new Map((result?.runners ?? []).map((r) => [r.horseId, r]));
     const starters = result ? declared.filter((r) => byHorse.has(r.horseId)) : declared;
     const courseKey = entityKey.course(card.courseId, card.discipline, distanceBucket(card.distanceYards), card.surface);
-    const courseIdx = this.state.peekIndex('course', courseKey)?.idx;
+    const courseIdx = this.state.index('course', courseKey);
     const topo = this.state.course(card.courseId)?.topology ?? null;
     const rows: AnalyticsRow[] = [];
     for (const r of [...starters].sort((a, b) => (a.horseId < b.horseId ? -1 : a.horseId > b.horseId ? 1 : 0))) {
-      const hf = horseFeatures(this.state.peekHorse(r.horseId)?.runs ?? [], {
+      const hf = horseFeatures(this.state.horseRuns(r.horseId), {
         off,
         courseId: card.courseId,
         distanceYards: card.distanceYards,
@@ -346,9 +337,9 @@ export class AnalyticsEngine {
         weightLbs: r.weightLbs,
         raceClass: card.raceClass,
       });
-      const jf = jockeyFeatures(this.state.peekIndex('jockey', r.jockeyId)?.idx, off);
-      const tf = trainerFeatures(this.state.peekIndex('trainer', r.trainerId)?.idx, off);
-      const sf = sireFeatures(r.sireId ? this.state.peekIndex('sire', r.sireId)?.idx : undefined, r.sireId !== null, off);
+      const jf = jockeyFeatures(this.state.index('jockey', r.jockeyId), off);
+      const tf = trainerFeatures(this.state.index('trainer', r.trainerId), off);
+      const sf = sireFeatures(r.sireId ? this.state.index('sire', r.sireId) : undefined, r.sireId !== null, off);
       const df = drawFeatures(courseIdx, off, r.draw);
       const res = byHorse.get(r.horseId);
       const computedAt = result
@@ -407,6 +398,22 @@ export class AnalyticsEngine {
   }
 }
 
+/** The engine keeps no display names (it never reads them): smaller state, cheaper checkpoints. */
+function slimCard(c: RaceCard): RaceCard {
+  return {
+    ...c,
+    courseName: '',
+    raceName: '',
+    runners: c.runners.map((r) => ({
+      ...r,
+      horseName: '',
+      jockeyName: '',
+      trainerName: '',
+      sireName: r.sireName === null ? null : '',
+    })),
+  };
+}
+
 function pendingLink(r: RaceCardRunner): RunnerLink {
   return {
     horseId: r.horseId,
@@ -418,13 +425,54 @@ function pendingLink(r: RaceCardRunner): RunnerLink {
   };
 }
 
-/** Keeps a horse's runs sorted by (off, raceId). */
-function insertRun(runs: HorseRun[], run: HorseRun): void {
-  const existing = runs.findIndex((x) => x.raceId === run.raceId);
-  if (existing >= 0) runs.splice(existing, 1);
-  let i = runs.length;
-  while (i > 0 && (runs[i - 1]!.off > run.off || (runs[i - 1]!.off === run.off && runs[i - 1]!.raceId > run.raceId))) i--;
-  runs.splice(i, 0, run);
+/** Structural equality of two races' links (cheaper than comparing their JSON). */
+function sameLinks(a: RaceState['links'], b: RaceState['links']): boolean {
+  if (a === null || b === null) return a === b;
+  if (
+    a.kind !== b.kind ||
+    a.off !== b.off ||
+    a.visibleAt !== b.visibleAt ||
+    a.courseKey !== b.courseKey ||
+    a.courseId !== b.courseId ||
+    a.distanceYards !== b.distanceYards ||
+    a.raceClass !== b.raceClass ||
+    a.runners.length !== b.runners.length ||
+    a.courseVec.length !== b.courseVec.length
+  ) {
+    return false;
+  }
+  for (let i = 0; i < a.courseVec.length; i++) if (a.courseVec[i] !== b.courseVec[i]) return false;
+  for (let i = 0; i < a.runners.length; i++) {
+    const x = a.runners[i]!;
+    const y = b.runners[i]!;
+    if (
+      x.horseId !== y.horseId ||
+      x.jockeyId !== y.jockeyId ||
+      x.trainerId !== y.trainerId ||
+      x.sireId !== y.sireId ||
+      x.officialRating !== y.officialRating ||
+      x.weightLbs !== y.weightLbs ||
+      x.position !== y.position ||
+      x.figure !== y.figure
+    ) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function sameRecord(a: Record<string, string>, b: Record<string, string>): boolean {
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) if (a[k] !== b[k]) return false;
+  return true;
+}
+
+/** The row's values in schema order: what the fingerprint covers (every field). */
+function rowText(r: AnalyticsRow): string {
+  let s = '';
+  for (const v of Object.values(r)) s += `${v}|`;
+  return s;
 }
 
 /** FNV-1a 64-bit of a string, hex: a compact fingerprint of an emitted row. */

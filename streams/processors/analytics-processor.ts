@@ -40,15 +40,26 @@ export class AnalyticsProcessor {
     const state = await EngineState.load(engineStore);
     const positions = new Map<string, number>();
     for await (const [k, v] of deps.store.sub('o/').entries()) positions.set(k, Number(v.toString()));
-    return new AnalyticsProcessor(deps.log, deps.codecs, deps.store, new AnalyticsEngine(state), positions, deps.logger.child({ component: 'analytics-processor' }));
+    return new AnalyticsProcessor(deps.log, deps.codecs, deps.store, AnalyticsEngine.restore(state), positions, deps.logger.child({ component: 'analytics-processor' }));
   }
 
   get counters() {
     return this.engine.counters;
   }
 
-  /** Consumes until caught up (`untilCaughtUp`) or until the signal aborts. */
-  async run(options: { untilCaughtUp: boolean; signal?: AbortSignal; onBatch?: (s: ProcessorStats) => void }): Promise<void> {
+  /**
+   * Consumes until caught up (`untilCaughtUp`) or until the signal aborts. Rows are produced after
+   * every batch; the state and input positions are checkpointed every `checkpointIntervalMs` and when
+   * consumption ends (a crash replays from the last checkpoint and re-emits identical rows).
+   */
+  async run(options: {
+    untilCaughtUp: boolean;
+    signal?: AbortSignal;
+    checkpointIntervalMs?: number;
+    onBatch?: (s: ProcessorStats) => void;
+  }): Promise<void> {
+    const interval = options.checkpointIntervalMs ?? 5_000;
+    let lastCheckpoint = performance.now();
     await this.log.consume(
       {
         group: ANALYTICS_GROUP,
@@ -77,14 +88,23 @@ export class AnalyticsProcessor {
         }
         if (rows.length > 0) await this.log.produce(TOPICS.analytics, rows);
         for (const r of batch.records) this.positions.set(`${r.topic}:${r.partition}`, r.offset + 1);
-        const ops: BatchOp[] = this.engine.state.takeDirty().map((op) => ({ ...op, key: `e/${op.key}` }));
-        for (const [k, v] of this.positions) ops.push({ type: 'put', key: `o/${k}`, value: Buffer.from(String(v)) });
-        await this.store.batch(ops);
+        if (performance.now() - lastCheckpoint >= interval) {
+          await this.checkpoint();
+          lastCheckpoint = performance.now();
+        }
         this.stats.records += batch.records.length;
         this.stats.deadLetters += deadLetters.length;
         this.stats.batches++;
         options.onBatch?.(this.stats);
       },
     );
+    await this.checkpoint();
+  }
+
+  /** Writes the changed state and the input positions in one atomic store batch. */
+  async checkpoint(): Promise<void> {
+    const ops: BatchOp[] = this.engine.state.takeDirty().map((op) => ({ ...op, key: `e/${op.key}` }));
+    for (const [k, v] of this.positions) ops.push({ type: 'put', key: `o/${k}`, value: Buffer.from(String(v)) });
+    await this.store.batch(ops);
   }
 }

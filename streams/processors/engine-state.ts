@@ -1,11 +1,14 @@
 /**
- * The analytics processor's state: races, horse histories and the entity indexes, held in memory and
- * checkpointed to the state store (classic-level) as dirty entries at each commit. State is a cache of
- * the log: dropping it and replaying the input topics gives the same rows.
+ * The analytics processor's state: races, horse histories, the entity indexes and pending interest,
+ * held in memory. Only race states and courses are checkpointed to the state store (classic-level):
+ * every entity aggregate is derived from the races' links and rebuilt on load, so a checkpoint costs
+ * the races a batch touched, not the histories behind them. State is a cache of the log: dropping it
+ * and replaying the input topics gives the same rows.
  */
 import type { Course, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
 import type { HorseRun } from '../../domain/features/horse.js';
-import { EventIndex, type EventIndexJson } from '../../state/aggregates/event-index.js';
+import { EventIndex } from '../../state/aggregates/event-index.js';
+import { RACE_STATE_TYPE } from './engine-state-codec.js';
 import type { BatchOp, StorePort } from '../../state/store-port.js';
 
 export interface RunnerLink {
@@ -42,21 +45,10 @@ export interface RaceState {
   emitted: Record<string, string>;
 }
 
-export interface HorseState {
-  /** runs sorted by (off, raceId) */
-  runs: HorseRun[];
-  /** declared races without a result: raceId -> off */
-  pending: Record<string, number>;
-}
-
-export interface IndexState {
-  idx: EventIndex;
-  pending: Record<string, number>;
-}
-
 export type IndexKind = 'jockey' | 'trainer' | 'sire' | 'course';
+export type PendingKind = IndexKind | 'horse';
 
-const PREFIX: Record<IndexKind, string> = { jockey: 'j!', trainer: 't!', sire: 's!', course: 'c!' };
+export const INDEX_WIDTH: Record<IndexKind, number> = { jockey: 1, trainer: 2, sire: 1, course: 8 };
 
 export const entityKey = {
   course: (courseId: string, discipline: string, bucket: string, surface: string): string =>
@@ -65,8 +57,15 @@ export const entityKey = {
 
 export class EngineState {
   private readonly races = new Map<string, RaceState>();
-  private readonly horses = new Map<string, HorseState>();
-  private readonly indexes: Record<IndexKind, Map<string, IndexState>> = {
+  private readonly runs = new Map<string, HorseRun[]>();
+  private readonly indexes: Record<IndexKind, Map<string, EventIndex>> = {
+    jockey: new Map(),
+    trainer: new Map(),
+    sire: new Map(),
+    course: new Map(),
+  };
+  private readonly pendings: Record<PendingKind, Map<string, Map<string, number>>> = {
+    horse: new Map(),
     jockey: new Map(),
     trainer: new Map(),
     sire: new Map(),
@@ -74,62 +73,93 @@ export class EngineState {
   };
   private readonly courses = new Map<string, Course>();
   private readonly courseRaces = new Map<string, Set<string>>();
-  private readonly dirty = new Set<string>();
+  /** races to serialise at the next checkpoint */
+  private readonly dirtyRaces = new Set<string>();
+  /** courses to write at the next checkpoint */
+  private readonly dirtyCourses = new Set<string>();
+
+  // ---- races ----
 
   race(raceId: string): RaceState {
     let r = this.races.get(raceId);
     if (!r) {
       r = { raceId, cards: [], result: null, links: null, emitted: {} };
       this.races.set(raceId, r);
-      this.dirty.add(`r!${raceId}`);
+      this.dirtyRaces.add(raceId);
     }
     return r;
   }
 
-  hasRace(raceId: string): boolean {
-    return this.races.has(raceId);
-  }
-
   touchRace(r: RaceState): void {
-    this.dirty.add(`r!${r.raceId}`);
+    this.dirtyRaces.add(r.raceId);
   }
 
-  horse(horseId: string): HorseState {
-    let h = this.horses.get(horseId);
-    if (!h) {
-      h = { runs: [], pending: {} };
-      this.horses.set(horseId, h);
+  // ---- horse histories ----
+
+  /** A horse's runs sorted by (off, raceId); empty when unknown. */
+  horseRuns(horseId: string): readonly HorseRun[] {
+    return this.runs.get(horseId) ?? [];
+  }
+
+  upsertHorseRun(horseId: string, run: HorseRun): void {
+    let runs = this.runs.get(horseId);
+    if (!runs) {
+      runs = [];
+      this.runs.set(horseId, runs);
     }
-    this.dirty.add(`h!${horseId}`);
-    return h;
+    insertRun(runs, run);
   }
 
-  peekHorse(horseId: string): HorseState | undefined {
-    return this.horses.get(horseId);
+  removeHorseRun(horseId: string, raceId: string): void {
+    const runs = this.runs.get(horseId);
+    const i = runs ? runs.findIndex((x) => x.raceId === raceId) : -1;
+    if (runs && i >= 0) runs.splice(i, 1);
   }
 
-  touchHorse(horseId: string): void {
-    this.dirty.add(`h!${horseId}`);
-  }
+  // ---- entity indexes ----
 
-  index(kind: IndexKind, id: string, width: number): IndexState {
-    const m = this.indexes[kind];
-    let s = m.get(id);
-    if (!s) {
-      s = { idx: new EventIndex(width), pending: {} };
-      m.set(id, s);
-    }
-    this.dirty.add(PREFIX[kind] + id);
-    return s;
-  }
-
-  peekIndex(kind: IndexKind, id: string): IndexState | undefined {
+  index(kind: IndexKind, id: string): EventIndex | undefined {
     return this.indexes[kind].get(id);
   }
 
-  touchIndex(kind: IndexKind, id: string): void {
-    this.dirty.add(PREFIX[kind] + id);
+  upsertEvent(kind: IndexKind, id: string, key: string, off: number, visibleAt: number, vec: readonly number[]): EventIndex {
+    let idx = this.indexes[kind].get(id);
+    if (!idx) {
+      idx = new EventIndex(INDEX_WIDTH[kind]);
+      this.indexes[kind].set(id, idx);
+    }
+    idx.upsert(key, off, visibleAt, vec);
+    return idx;
   }
+
+  removeEvent(kind: IndexKind, id: string, key: string): void {
+    this.indexes[kind].get(id)?.remove(key);
+  }
+
+  // ---- pending interest (declared races without a result) ----
+
+  pending(kind: PendingKind, id: string): ReadonlyMap<string, number> | undefined {
+    return this.pendings[kind].get(id);
+  }
+
+  setPending(kind: PendingKind, id: string, raceId: string, off: number): void {
+    let m = this.pendings[kind].get(id);
+    if (!m) {
+      m = new Map();
+      this.pendings[kind].set(id, m);
+    }
+    m.set(raceId, off);
+  }
+
+  deletePending(kind: PendingKind, id: string, raceId: string): void {
+    const m = this.pendings[kind].get(id);
+    if (m) {
+      m.delete(raceId);
+      if (m.size === 0) this.pendings[kind].delete(id);
+    }
+  }
+
+  // ---- courses ----
 
   course(courseId: string): Course | undefined {
     return this.courses.get(courseId);
@@ -137,7 +167,7 @@ export class EngineState {
 
   setCourse(c: Course): void {
     this.courses.set(c.courseId, c);
-    this.dirty.add(`co!${c.courseId}`);
+    this.dirtyCourses.add(c.courseId);
   }
 
   courseRace(courseId: string, raceId: string): void {
@@ -146,91 +176,62 @@ export class EngineState {
       s = new Set();
       this.courseRaces.set(courseId, s);
     }
-    if (!s.has(raceId)) {
-      s.add(raceId);
-      this.dirty.add(`cr!${courseId}`);
-    }
+    s.add(raceId);
   }
 
   racesAtCourse(courseId: string): string[] {
     return [...(this.courseRaces.get(courseId) ?? [])];
   }
 
-  get dirtyCount(): number {
-    return this.dirty.size;
-  }
+  // ---- checkpoints ----
 
-  /** Serialises every entry changed since the last call and forgets the dirty marks. */
+  /** The store operations for everything changed since the last call; forgets the changes. */
   takeDirty(): BatchOp[] {
     const ops: BatchOp[] = [];
-    for (const key of [...this.dirty].sort()) {
-      const value = this.serialise(key);
-      ops.push(value === undefined ? { type: 'del', key } : { type: 'put', key, value: Buffer.from(value) });
+    for (const id of this.dirtyRaces) {
+      ops.push({ type: 'put', key: `r!${id}`, value: RACE_STATE_TYPE.toBuffer(this.races.get(id)) });
     }
-    this.dirty.clear();
+    for (const id of this.dirtyCourses) {
+      ops.push({ type: 'put', key: `co!${id}`, value: Buffer.from(JSON.stringify(this.courses.get(id))) });
+    }
+    this.dirtyRaces.clear();
+    this.dirtyCourses.clear();
     return ops;
   }
 
-  private serialise(key: string): string | undefined {
-    const bang = key.indexOf('!');
-    const p = key.slice(0, bang + 1);
-    const id = key.slice(bang + 1);
-    switch (p) {
-      case 'r!':
-        return json(this.races.get(id));
-      case 'h!':
-        return json(this.horses.get(id));
-      case 'co!':
-        return json(this.courses.get(id));
-      case 'cr!': {
-        const s = this.courseRaces.get(id);
-        return s ? JSON.stringify([...s]) : undefined;
-      }
-      default: {
-        const kind = (Object.keys(PREFIX) as IndexKind[]).find((k) => PREFIX[k] === p);
-        const s = kind ? this.indexes[kind].get(id) : undefined;
-        return s ? JSON.stringify({ idx: s.idx.toJSON(), pending: s.pending }) : undefined;
-      }
-    }
+  get dirtyCount(): number {
+    return this.dirtyRaces.size + this.dirtyCourses.size;
   }
 
-  /** Loads a checkpoint written by takeDirty(). */
+  /**
+   * Loads the races and courses of a checkpoint written by takeDirty(). The entity aggregates are not
+   * stored: the engine rebuilds them from the races' links (AnalyticsEngine.restore).
+   */
   static async load(store: StorePort): Promise<EngineState> {
     const st = new EngineState();
     for await (const [key, buf] of store.entries()) {
-      const bang = key.indexOf('!');
-      const p = key.slice(0, bang + 1);
-      const id = key.slice(bang + 1);
-      const v = JSON.parse(buf.toString('utf8')) as unknown;
-      switch (p) {
-        case 'r!':
-          st.races.set(id, v as RaceState);
-          break;
-        case 'h!':
-          st.horses.set(id, v as HorseState);
-          break;
-        case 'co!':
-          st.courses.set(id, v as Course);
-          break;
-        case 'cr!':
-          st.courseRaces.set(id, new Set(v as string[]));
-          break;
-        default: {
-          const kind = (Object.keys(PREFIX) as IndexKind[]).find((k) => PREFIX[k] === p);
-          if (kind) {
-            const j = v as { idx: EventIndexJson; pending: Record<string, number> };
-            st.indexes[kind].set(id, { idx: EventIndex.fromJSON(j.idx), pending: j.pending });
-          }
-        }
+      if (key.startsWith('r!')) {
+        const race = RACE_STATE_TYPE.fromBuffer(buf) as RaceState;
+        st.races.set(race.raceId, race);
+        const card = race.cards[race.cards.length - 1];
+        if (card) st.courseRace(card.courseId, race.raceId);
+      } else if (key.startsWith('co!')) {
+        const c = JSON.parse(buf.toString('utf8')) as Course;
+        st.courses.set(c.courseId, c);
       }
     }
     return st;
   }
 
+  /** Every race state (for rebuilding the aggregates after load). */
+  allRaces(): IterableIterator<RaceState> {
+    return this.races.values();
+  }
+
   stats(): Record<string, number> {
     return {
       races: this.races.size,
-      horses: this.horses.size,
+      horses: this.runs.size,
       jockeys: this.indexes.jockey.size,
       trainers: this.indexes.trainer.size,
       sires: this.indexes.sire.size,
@@ -239,6 +240,11 @@ export class EngineState {
   }
 }
 
-function json(v: unknown): string | undefined {
-  return v === undefined ? undefined : JSON.stringify(v);
+/** Keeps a horse's runs sorted by (off, raceId); replaces a run of the same race. */
+function insertRun(runs: HorseRun[], run: HorseRun): void {
+  const existing = runs.findIndex((x) => x.raceId === run.raceId);
+  if (existing >= 0) runs.splice(existing, 1);
+  let i = runs.length;
+  while (i > 0 && (runs[i - 1]!.off > run.off || (runs[i - 1]!.off === run.off && runs[i - 1]!.raceId > run.raceId))) i--;
+  runs.splice(i, 0, run);
 }

@@ -3,7 +3,7 @@
  * compacted analytics topic (rows). Each API replica runs its own, so a replica started later catches up
  * from the topics alone.
  */
-import type { AnalyticsRow, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
+import type { RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
 import { isRacingError } from '../../domain/errors.js';
 import type { Logger } from '../../domain/logger.js';
 import { validateCard, validateResult } from '../../domain/validate.js';
@@ -15,7 +15,7 @@ import { TOPICS } from '../topics.js';
 type ViewEvent =
   | { kind: 'card'; value: RaceCard }
   | { kind: 'result'; value: RaceResult }
-  | { kind: 'row'; key: string; value: AnalyticsRow | null };
+  | { kind: 'row'; key: string; value: Buffer | null };
 
 export async function runViewMaterializer(deps: {
   log: LogPort;
@@ -41,7 +41,7 @@ export async function runViewMaterializer(deps: {
       for (const r of batch.records) {
         try {
           if (r.topic === TOPICS.analytics) {
-            events.push({ kind: 'row', key: r.key, value: r.value ? await deps.serde.decode<AnalyticsRow>(r.topic, r.value) : null });
+            events.push({ kind: 'row', key: r.key, value: r.value });
           } else if (r.value) {
             if (r.topic === TOPICS.cards) {
               const value = await deps.serde.decode<RaceCard>(r.topic, r.value);

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openLevelStore } from '../../state/adapters/level-store.js';
 import { createEmbeddedLog } from '../../streams/adapters/embedded-log.js';
@@ -9,7 +10,7 @@ import { memoryStore } from '../support/memory-store.js';
 import { describeLog, waitUntil } from './log-contract.js';
 
 const text = (s: string) => Buffer.from(s, 'utf8');
-const valueOf = (r: LogRecord) => (r.value === null ? null : r.value.toString('utf8'));
+const valueText = (r: LogRecord) => (r.value === null ? null : r.value.toString('utf8'));
 
 async function levelLog() {
   const dir = await mkdtemp(join(tmpdir(), 'embedded-log-'));
@@ -79,7 +80,7 @@ describe('embedded log specifics', () => {
     ]);
     await log.compact('rows');
     const records = await log.read('rows', 0, 0, 100);
-    expect(records.map((r) => [r.offset, r.key, valueOf(r)])).toEqual([
+    expect(records.map((r) => [r.offset, r.key, valueText(r)])).toEqual([
       [2, 'a', 'a2'],
       [3, 'b', null],
       [4, 'c', 'c1'],
@@ -109,12 +110,34 @@ describe('embedded log specifics', () => {
       expect(records.map((r) => r.offset)).toEqual(Array.from({ length: 250 }, (_, i) => i));
       // Each call's 25 records form one contiguous run in call order.
       for (let run = 0; run < 10; run++) {
-        const slice = records.slice(run * 25, run * 25 + 25).map((r) => valueOf(r)!.split(':'));
+        const slice = records.slice(run * 25, run * 25 + 25).map((r) => valueText(r)!.split(':'));
         expect(new Set(slice.map(([c]) => c)).size).toBe(1);
         expect(slice.map(([, i]) => Number(i))).toEqual(Array.from({ length: 25 }, (_, i) => i));
       }
     }
     await log.close();
+  });
+
+  it('keeps concurrent produce calls on different topics apart', async () => {
+    const { log, cleanup } = await levelLog();
+    const names = ['left', 'right', 'middle'];
+    await log.ensureTopics(names.map((name) => ({ name, partitions: 2, compacted: false })));
+    await Promise.all(
+      names.flatMap((name) =>
+        Array.from({ length: 10 }, (_, c) =>
+          log.produce(
+            name,
+            Array.from({ length: 20 }, (_, i) => ({ key: `${c}-${i}`, value: text(`${name}:${c}-${i}`) })),
+          ),
+        ),
+      ),
+    );
+    for (const name of names) {
+      const records = [...(await log.read(name, 0, 0, 1_000)), ...(await log.read(name, 1, 0, 1_000))];
+      expect(records).toHaveLength(200);
+      for (const r of records) expect(valueText(r)).toBe(`${name}:${r.key}`);
+    }
+    await cleanup();
   });
 
   it('lets consumers of different groups tail the same topic while producers append', async () => {
@@ -148,6 +171,96 @@ describe('embedded log specifics', () => {
       expect(s).toHaveLength(400);
       expect(new Set(s).size).toBe(400);
     }
+    await cleanup();
+  });
+
+  it('serves the same reads as a simple model through produce, compact and truncate', async () => {
+    type Cmd =
+      | { kind: 'produce'; records: { key: string; value: string | null; partition: number }[] }
+      | { kind: 'read'; partition: number; offset: number; max: number }
+      | { kind: 'compact' }
+      | { kind: 'truncate' };
+    const cmd: fc.Arbitrary<Cmd> = fc.oneof(
+      {
+        weight: 5,
+        arbitrary: fc.record({
+          kind: fc.constant('produce' as const),
+          records: fc.array(
+            fc.record({
+              key: fc.constantFrom('a', 'b', 'c', 'd', 'é'),
+              value: fc.option(fc.string({ maxLength: 6 }), { nil: null }),
+              partition: fc.integer({ min: 0, max: 2 }),
+            }),
+            { minLength: 1, maxLength: 12 },
+          ),
+        }),
+      },
+      {
+        weight: 5,
+        arbitrary: fc.record({
+          kind: fc.constant('read' as const),
+          partition: fc.integer({ min: 0, max: 2 }),
+          offset: fc.integer({ min: 0, max: 40 }),
+          max: fc.integer({ min: 1, max: 15 }),
+        }),
+      },
+      { weight: 2, arbitrary: fc.constant({ kind: 'compact' as const }) },
+      { weight: 1, arbitrary: fc.constant({ kind: 'truncate' as const }) },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(cmd, { maxLength: 25 }), async (cmds) => {
+        const log = createEmbeddedLog(memoryStore());
+        await log.ensureTopics([{ name: 'model', partitions: 3, compacted: true }]);
+        const model: { offset: number; key: string; value: string | null }[][] = [[], [], []];
+        const ends = [0, 0, 0];
+        const starts = [0, 0, 0];
+        for (const c of cmds) {
+          if (c.kind === 'produce') {
+            await log.produce(
+              'model',
+              c.records.map((r) => ({ ...r, value: r.value === null ? null : text(r.value) })),
+            );
+            for (const r of c.records) model[r.partition]!.push({ offset: ends[r.partition]!++, ...r });
+          } else if (c.kind === 'compact') {
+            await log.compact('model');
+            for (const [p, records] of model.entries()) {
+              const latest = new Map(records.map((r) => [r.key, r.offset]));
+              model[p] = records.filter((r) => latest.get(r.key) === r.offset);
+            }
+          } else if (c.kind === 'truncate') {
+            await log.truncate('model');
+            for (const p of [0, 1, 2]) {
+              model[p] = [];
+              starts[p] = ends[p]!;
+            }
+          } else {
+            const got = await log.read('model', c.partition, c.offset, c.max);
+            const want = model[c.partition]!.filter((r) => r.offset >= c.offset).slice(0, c.max);
+            expect(got.map((r) => ({ offset: r.offset, key: r.key, value: valueText(r) }))).toEqual(
+              want.map(({ offset, key, value }) => ({ offset, key, value })),
+            );
+          }
+        }
+        expect(await log.endOffsets('model')).toEqual(ends);
+        expect(await log.startOffsets('model')).toEqual(starts);
+        await log.close();
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('close stops a tailing consumer after its batch and refuses later calls', async () => {
+    const { log, cleanup } = await levelLog();
+    await log.ensureTopics([{ name: 'idle', partitions: 1, compacted: false }]);
+    await log.produce('idle', [{ key: 'k', value: text('v') }]);
+    let seen = 0;
+    const consuming = log.consume({ group: 'g', topics: ['idle'] }, async ({ records }) => {
+      seen += records.length;
+    });
+    await waitUntil(() => seen === 1, 'the first record');
+    await log.close();
+    await expect(consuming).resolves.toBeUndefined();
+    await expect(log.endOffsets('idle')).rejects.toMatchObject({ code: 'internal' });
     await cleanup();
   });
 
@@ -203,10 +316,12 @@ describe('embedded log specifics', () => {
       expect(await again.startOffsets('dropped')).toEqual([1]);
       expect(await again.endOffsets('dropped')).toEqual([1]);
       const all = [...(await again.read('cards', 0, 0, 100)), ...(await again.read('cards', 1, 0, 100))];
-      expect(all.map(valueOf).sort()).toEqual(Array.from({ length: 30 }, (_, i) => `card-${i}`).sort());
+      expect(all.map(valueText).sort()).toEqual(Array.from({ length: 30 }, (_, i) => `card-${i}`).sort());
       // New records continue the persisted offsets rather than overwriting old ones.
       await again.produce('cards', [{ key: 'late', value: text('late'), partition: 0 }]);
       expect((await again.read('cards', 0, ends[0]!, 1))[0]?.key).toBe('late');
+      const after = [...(await again.read('cards', 0, 0, 100)), ...(await again.read('cards', 1, 0, 100))];
+      expect(after).toHaveLength(31);
       await again.close();
       await reopened.close();
     } finally {

@@ -7,7 +7,14 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultPartition } from '../../domain/murmur2.js';
-import type { ConsumeOptions, LogBatch, LogPort, LogRecord, OutRecord, TopicPartition } from '../../streams/log-port.js';
+import type {
+  ConsumeOptions,
+  LogBatch,
+  LogPort,
+  LogRecord,
+  OutRecord,
+  TopicPartition,
+} from '../../streams/log-port.js';
 
 /** Creates a log for one test; `cleanup` closes it and whatever backs it. */
 export type LogFactory = () => Promise<{ log: LogPort; cleanup: () => Promise<void> }>;
@@ -35,7 +42,7 @@ export async function waitUntil(
 }
 
 const text = (s: string) => Buffer.from(s, 'utf8');
-const valueOf = (r: LogRecord) => (r.value === null ? null : r.value.toString('utf8'));
+const valueText = (r: LogRecord) => (r.value === null ? null : r.value.toString('utf8'));
 const tp = (r: { partition: number; offset: number }) => `${r.partition}:${r.offset}`;
 
 async function readAll(log: LogPort, topic: string): Promise<LogRecord[]> {
@@ -96,7 +103,7 @@ export function describeLog(name: string, factory: LogFactory): void {
       expect(records).toHaveLength(3);
       const [a, b, c] = records as [LogRecord, LogRecord, LogRecord];
       expect(a).toMatchObject({ topic: t, partition: 0, offset: 0, key: 'race-1', timestamp: 1_700_000_000_000 });
-      expect(valueOf(a)).toBe('card');
+      expect(valueText(a)).toBe('card');
       expect(a.headers).toEqual({ source: 'test', 'x-é': 'ß' });
       expect(b).toMatchObject({ offset: 1, key: 'race-2', value: null, timestamp: 1_700_000_000_001, headers: {} });
       // Timestamps are event time as given, even when older than earlier records.
@@ -121,7 +128,7 @@ export function describeLog(name: string, factory: LogFactory): void {
         Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: text(String(i)), partition: 0 })),
       );
       expect((await log.read(t, 0, 3, 4)).map((r) => r.offset)).toEqual([3, 4, 5, 6]);
-      expect((await log.read(t, 0, 8, 100)).map(valueOf)).toEqual(['8', '9']);
+      expect((await log.read(t, 0, 8, 100)).map(valueText)).toEqual(['8', '9']);
       expect(await log.read(t, 0, 10, 5)).toEqual([]);
     });
 
@@ -161,7 +168,7 @@ export function describeLog(name: string, factory: LogFactory): void {
         expect(offsets).toEqual(offsets.map((_, i) => i));
       }
       for (let k = 0; k < 10; k++) {
-        const seq = records.filter((r) => r.key === `key-${k}`).map((r) => Number(valueOf(r)));
+        const seq = records.filter((r) => r.key === `key-${k}`).map((r) => Number(valueText(r)));
         expect(seq).toEqual(Array.from({ length: 30 }, (_, i) => k + i * 10));
       }
     });
@@ -232,7 +239,7 @@ export function describeLog(name: string, factory: LogFactory): void {
         Array.from({ length: 10 }, (_, i) => ({ key: `k${i}`, value: text(`new-${i}`) })),
       );
       const second = await consumeAll(log, { group, topics: [t] });
-      expect(second.records.map(valueOf).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `new-${i}`).sort());
+      expect(second.records.map(valueText).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `new-${i}`).sort());
       const third = await consumeAll(log, { group, topics: [t] });
       expect(third.batches).toEqual([]);
     });
@@ -288,7 +295,7 @@ export function describeLog(name: string, factory: LogFactory): void {
       expect(await log.read(t, 1, 0, 10)).toEqual([]);
       await log.produce(t, [{ key: 'fresh', value: text('new'), partition: 0 }]);
       const { records } = await consumeAll(log, { group: uniqueName('group'), topics: [t] });
-      expect(records.map((r) => [r.partition, r.offset, valueOf(r)])).toEqual([[0, 5, 'new']]);
+      expect(records.map((r) => [r.partition, r.offset, valueText(r)])).toEqual([[0, 5, 'new']]);
     });
 
     it('a tailing consume receives records produced after it started and stops on abort', async () => {
@@ -358,9 +365,11 @@ export function describeLog(name: string, factory: LogFactory): void {
       const records = await readAll(log, t);
       for (const key of ['a', 'b', 'c']) {
         const history = records.filter((r) => r.key === key);
-        const versions = history.map((r) => (r.value === null ? 5 : Number(valueOf(r)?.split('-')[1])));
+        const versions = history.map((r) => (r.value === null ? 5 : Number(valueText(r)?.split('-')[1])));
         expect(versions).toEqual([...versions].sort((x, y) => x - y));
-        expect(history.at(-1)?.value === null ? null : valueOf(history.at(-1)!)).toBe(key === 'b' ? null : `${key}-5`);
+        expect(history.at(-1)?.value === null ? null : valueText(history.at(-1)!)).toBe(
+          key === 'b' ? null : `${key}-5`,
+        );
       }
       const offsets = records.map((r) => r.offset);
       expect(offsets).toEqual([...offsets].sort((x, y) => x - y));
@@ -374,7 +383,7 @@ export function describeLog(name: string, factory: LogFactory): void {
         { key: 'a', value: text('2') },
       ]);
       await log.compact(t);
-      expect((await readAll(log, t)).map(valueOf)).toEqual(['1', '2']);
+      expect((await readAll(log, t)).map(valueText)).toEqual(['1', '2']);
     });
   });
 }
