@@ -7,7 +7,13 @@ import { generateFeed } from '../domain/generator/index.js';
 import { AnalyticsEngine } from '../streams/processors/analytics-engine.js';
 import { EngineState } from '../streams/processors/engine-state.js';
 
-const { values } = parseArgs({ options: { from: { type: 'string', default: '2023-01-01' }, to: { type: 'string', default: '2023-12-31' }, batch: { type: 'string', default: '20000' } } });
+const { values } = parseArgs({
+  options: {
+    from: { type: 'string', default: '2023-01-01' },
+    to: { type: 'string', default: '2023-12-31' },
+    batch: { type: 'string', default: '20000' },
+  },
+});
 const events = [...generateFeed({ from: values.from!, to: values.to! })];
 const batch = Number(values.batch);
 const engine = new AnalyticsEngine(new EngineState());
@@ -24,4 +30,14 @@ const secs = (performance.now() - t0) / 1000;
 const t1 = performance.now();
 const ops = engine.state.takeDirty();
 const ckpt = (performance.now() - t1) / 1000;
-console.log(JSON.stringify({ events: events.length, rows, seconds: +secs.toFixed(2), rowsPerSecond: Math.round(rows / secs), checkpointOps: ops.length, checkpointSeconds: +ckpt.toFixed(2), rssMb: Math.round(process.memoryUsage().rss / 1e6) }));
+console.log(
+  JSON.stringify({
+    events: events.length,
+    rows,
+    seconds: +secs.toFixed(2),
+    rowsPerSecond: Math.round(rows / secs),
+    checkpointOps: ops.length,
+    checkpointSeconds: +ckpt.toFixed(2),
+    rssMb: Math.round(process.memoryUsage().rss / 1e6),
+  }),
+);

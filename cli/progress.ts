@@ -7,7 +7,12 @@ export interface Progress {
   finish(extra?: string): void;
 }
 
-export function progress(label: string, total: number | undefined, unit: string, stream: NodeJS.WriteStream = process.stderr): Progress {
+export function progress(
+  label: string,
+  total: number | undefined,
+  unit: string,
+  stream: NodeJS.WriteStream = process.stderr,
+): Progress {
   const started = Date.now();
   let lastDraw = 0;
   const tty = stream.isTTY === true;
@@ -17,7 +22,8 @@ export function progress(label: string, total: number | undefined, unit: string,
     const rate = secs > 0 ? done / secs : 0;
     const pct = total ? Math.min(1, done / total) : undefined;
     const eta = total && rate > 0 ? Math.max(0, (total - done) / rate) : undefined;
-    const bar = pct === undefined ? '' : `[${'#'.repeat(Math.round(pct * 24)).padEnd(24, '.')}] ${(pct * 100).toFixed(1)}% `;
+    const bar =
+      pct === undefined ? '' : `[${'#'.repeat(Math.round(pct * 24)).padEnd(24, '.')}] ${(pct * 100).toFixed(1)}% `;
     return `${label} ${bar}${done.toLocaleString('en-GB')}${total ? `/${total.toLocaleString('en-GB')}` : ''} ${unit} ${Math.round(rate).toLocaleString('en-GB')} ${unit}/s${eta === undefined ? '' : ` ETA ${eta.toFixed(0)}s`}${extra ? ` ${extra}` : ''}`;
   };
   return {

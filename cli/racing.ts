@@ -60,11 +60,15 @@ export async function main(argv: string[]): Promise<number> {
       const rt = await openRuntime(config, logger);
       if (await inputIsEmpty(rt)) {
         const range = demoRange(config.demoYears);
-        process.stderr.write(`empty data dir ${config.dataDir}: generating a demo history ${range.from} .. ${range.to}\n`);
+        process.stderr.write(
+          `empty data dir ${config.dataDir}: generating a demo history ${range.from} .. ${range.to}\n`,
+        );
         await generate(rt, { ...range, seed: 1, until: Date.now() });
       }
       const figures = await processAll(rt);
-      process.stderr.write(`processed ${figures.records} records: ${figures.rows} rows in ${figures.seconds.toFixed(1)}s\n`);
+      process.stderr.write(
+        `processed ${figures.records} records: ${figures.rows} rows in ${figures.seconds.toFixed(1)}s\n`,
+      );
       const url = await serve(rt, figures.processor, () => rt.close());
       process.stderr.write(`serving on ${url} (ready ${((performance.now() - t0) / 1000).toFixed(1)}s after start)\n`);
       return -1; // keep running
@@ -79,20 +83,29 @@ export async function main(argv: string[]): Promise<number> {
     case 'generate': {
       const { values } = parseArgs({
         args: rest,
-        options: { from: { type: 'string' }, to: { type: 'string' }, seed: { type: 'string' }, until: { type: 'string' } },
+        options: {
+          from: { type: 'string' },
+          to: { type: 'string' },
+          seed: { type: 'string' },
+          until: { type: 'string' },
+        },
       });
       const from = checkDateArg('from', values.from);
       const to = checkDateArg('to', values.to);
       const seed = values.seed === undefined ? 1 : Number(values.seed);
-      if (!Number.isInteger(seed) || seed < 0) throw new RacingError('validation_failed', '--seed must be a non-negative integer');
+      if (!Number.isInteger(seed) || seed < 0)
+        throw new RacingError('validation_failed', '--seed must be a non-negative integer');
       // The feed as of now by default: no results for races not yet run. --until all publishes everything.
       let until: number | undefined = Date.now();
       if (values.until === 'all') until = undefined;
       else if (values.until !== undefined) {
         until = Date.parse(values.until);
-        if (Number.isNaN(until)) throw new RacingError('validation_failed', '--until must be an ISO 8601 instant or "all"');
+        if (Number.isNaN(until))
+          throw new RacingError('validation_failed', '--until must be an ISO 8601 instant or "all"');
       }
-      await withRuntime(config, logger, (rt) => generate(rt, { from, to, seed, ...(until === undefined ? {} : { until }) }));
+      await withRuntime(config, logger, (rt) =>
+        generate(rt, { from, to, seed, ...(until === undefined ? {} : { until }) }),
+      );
       return 0;
     }
     case 'process': {
@@ -102,7 +115,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'rebuild': {
       const f = await withRuntime(config, logger, (rt) => rebuild(rt));
-      process.stdout.write(`rebuild: ${f.records} records, ${f.rows} rows in ${f.seconds.toFixed(2)}s = ${Math.round(f.rowsPerSecond)} rows/s\n`);
+      process.stdout.write(
+        `rebuild: ${f.records} records, ${f.rows} rows in ${f.seconds.toFixed(2)}s = ${Math.round(f.rowsPerSecond)} rows/s\n`,
+      );
       return 0;
     }
     case 'keys': {
@@ -129,7 +144,11 @@ export async function main(argv: string[]): Promise<number> {
       if (sub === 'list') {
         const keys = await withTarget(config, logger, (t) => listKeys(t));
         if (values.json) process.stdout.write(`${JSON.stringify(keys)}\n`);
-        else for (const k of keys) process.stdout.write(`${k.id}\t${k.name}\t${k.createdAt}\t${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}\n`);
+        else
+          for (const k of keys)
+            process.stdout.write(
+              `${k.id}\t${k.name}\t${k.createdAt}\t${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}\n`,
+            );
         return 0;
       }
       throw new RacingError('validation_failed', 'keys needs one of: create, revoke, list');

@@ -18,9 +18,11 @@ export function validateCard(c: RaceCard): string[] {
   if (!isInstant(c.offTime)) e.push('offTime is not a valid instant');
   if (parseDate(c.meetingDate) === undefined) e.push(`meetingDate ${JSON.stringify(c.meetingDate)} is not YYYY-MM-DD`);
   if (!isId('course', c.courseId)) e.push(`courseId ${JSON.stringify(c.courseId)} is not a course id`);
-  if (!(DISCIPLINES as readonly string[]).includes(c.discipline)) e.push(`discipline must be one of ${DISCIPLINES.join(', ')}`);
+  if (!(DISCIPLINES as readonly string[]).includes(c.discipline))
+    e.push(`discipline must be one of ${DISCIPLINES.join(', ')}`);
   if (!(SURFACES as readonly string[]).includes(c.surface)) e.push(`surface must be one of ${SURFACES.join(', ')}`);
-  if (!isInt(c.distanceYards) || c.distanceYards < 100 || c.distanceYards > 12_000) e.push('distanceYards out of range');
+  if (!isInt(c.distanceYards) || c.distanceYards < 100 || c.distanceYards > 12_000)
+    e.push('distanceYards out of range');
   if (!isInt(c.raceClass) || c.raceClass < 0 || c.raceClass > 7) e.push('raceClass must be 0..7');
   if (c.runners.length === 0) e.push('a card has at least one runner');
   const seen = new Set<string>();

@@ -81,9 +81,13 @@ export class AvroSerde {
       }
       return reader.fromBuffer(buf.subarray(5), resolver) as T;
     } catch (cause) {
-      throw new RacingError('bad_wire_format', `value does not decode with schema id ${id}: ${(cause as Error).message}`, {
-        cause,
-      });
+      throw new RacingError(
+        'bad_wire_format',
+        `value does not decode with schema id ${id}: ${(cause as Error).message}`,
+        {
+          cause,
+        },
+      );
     }
   }
 }

@@ -37,7 +37,10 @@ async function call(s: ServiceFile, method: string, path: string, body?: unknown
 
 export type Target = { service: ServiceFile } | { rt: Runtime };
 
-export async function createKey(t: Target, name: string): Promise<{ id: string; key: string; name: string; createdAt: string }> {
+export async function createKey(
+  t: Target,
+  name: string,
+): Promise<{ id: string; key: string; name: string; createdAt: string }> {
   if ('service' in t) return (await (await call(t.service, 'POST', '/keys', { name })).json()) as never;
   return t.rt.keys.create(name);
 }
@@ -63,8 +66,12 @@ export async function revokeKey(t: Target, id: string): Promise<void> {
 export async function exportAnalytics(t: Target, out: string | undefined): Promise<void> {
   const source =
     'service' in t
-      ? Readable.fromWeb((await call(t.service, 'GET', '/export/analytics')).body as import('node:stream/web').ReadableStream)
+      ? Readable.fromWeb(
+          (await call(t.service, 'GET', '/export/analytics')).body as import('node:stream/web').ReadableStream,
+        )
       : analyticsNdjson(t.rt.view);
-  const sink: Writable = out ? createWriteStream(out) : new Writable({ write: (c, _e, cb) => (process.stdout.write(c) ? cb() : process.stdout.once('drain', cb)) });
+  const sink: Writable = out
+    ? createWriteStream(out)
+    : new Writable({ write: (c, _e, cb) => (process.stdout.write(c) ? cb() : process.stdout.once('drain', cb)) });
   await pipeline(source, sink);
 }

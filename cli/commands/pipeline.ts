@@ -22,7 +22,10 @@ export interface GenerateArgs {
 
 export function checkDateArg(name: string, v: string | undefined): string {
   if (v === undefined || parseDate(v) === undefined) {
-    throw new RacingError('validation_failed', `--${name} must be a date YYYY-MM-DD (got ${v === undefined ? 'nothing' : `'${v}'`})`);
+    throw new RacingError(
+      'validation_failed',
+      `--${name} must be a date YYYY-MM-DD (got ${v === undefined ? 'nothing' : `'${v}'`})`,
+    );
   }
   return v;
 }
@@ -33,7 +36,10 @@ export function demoRange(years: number, now = Date.now()): { from: string; to: 
   return { from: `${Number(today.slice(0, 4)) - years}${today.slice(4)}`, to: addDays(today, 2) };
 }
 
-export async function generate(rt: Runtime, args: GenerateArgs): Promise<{ cards: number; results: number; courses: number }> {
+export async function generate(
+  rt: Runtime,
+  args: GenerateArgs,
+): Promise<{ cards: number; results: number; courses: number }> {
   if (args.to < args.from) throw new RacingError('validation_failed', '--to must not be before --from');
   const fromMs = parseDate(args.from)!;
   const span = parseDate(args.to)! + 86_400_000 - fromMs;
@@ -46,13 +52,16 @@ export async function generate(rt: Runtime, args: GenerateArgs): Promise<{ cards
     }
   }
   const stats = await publishEvents(rt.log, rt.codecs, feed(), {
-    onProgress: (s, last) => bar.update(Math.max(0, Math.min(100, ((last - fromMs) / span) * 100)), `${s.cards + s.results} events`),
+    onProgress: (s, last) =>
+      bar.update(Math.max(0, Math.min(100, ((last - fromMs) / span) * 100)), `${s.cards + s.results} events`),
   });
   bar.finish(`${stats.cards} card versions, ${stats.results} results, ${stats.courses} courses`);
   return stats;
 }
 
 export interface ProcessFigures {
+  /** races in the processor's state */
+  races: number;
   records: number;
   rows: number;
   tombstones: number;
@@ -68,14 +77,29 @@ export interface ProcessFigures {
  */
 export async function processAll(rt: Runtime): Promise<ProcessFigures & { processor: AnalyticsProcessor }> {
   const ends = await Promise.all([TOPICS.cards, TOPICS.results, TOPICS.courses].map((t) => rt.log.endOffsets(t)));
-  const committed = await Promise.all([TOPICS.cards, TOPICS.results, TOPICS.courses].map((t) => rt.log.committed(ANALYTICS_GROUP, t)));
+  const committed = await Promise.all(
+    [TOPICS.cards, TOPICS.results, TOPICS.courses].map((t) => rt.log.committed(ANALYTICS_GROUP, t)),
+  );
   const total = ends.flat().reduce((a, b) => a + b, 0) - committed.flat().reduce((a, b) => a + b, 0);
   const started = performance.now();
-  const processor = await AnalyticsProcessor.open({ log: rt.log, codecs: rt.codecs, store: rt.processorStore, logger: rt.logger });
+  const processor = await AnalyticsProcessor.open({
+    log: rt.log,
+    codecs: rt.codecs,
+    store: rt.processorStore,
+    logger: rt.logger,
+  });
   const bar = progress('process', Math.max(total, 0), 'records');
   const following = new AbortController();
   const view = (untilCaughtUp: boolean, signal?: AbortSignal) =>
-    runViewMaterializer({ log: rt.log, serde: rt.codecs.serde, view: rt.view, logger: rt.logger, group: VIEW_GROUP, untilCaughtUp, ...(signal ? { signal } : {}) });
+    runViewMaterializer({
+      log: rt.log,
+      serde: rt.codecs.serde,
+      view: rt.view,
+      logger: rt.logger,
+      group: VIEW_GROUP,
+      untilCaughtUp,
+      ...(signal ? { signal } : {}),
+    });
   const follower = view(false, following.signal);
   try {
     await processor.run({ untilCaughtUp: true, onBatch: (s) => bar.update(s.records, `${s.rowsEmitted} rows`) });
@@ -84,11 +108,14 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
     await follower;
   }
   const seconds = (performance.now() - started) / 1000;
-  bar.finish(`${processor.stats.rowsEmitted} rows, ${processor.stats.tombstones} tombstones, ${processor.stats.deadLetters} dead letters`);
+  bar.finish(
+    `${processor.stats.rowsEmitted} rows, ${processor.stats.tombstones} tombstones, ${processor.stats.deadLetters} dead letters`,
+  );
   const viewBar = progress('materialise view', undefined, 'batches');
   await view(true);
   viewBar.finish();
   return {
+    races: processor.raceCount,
     records: processor.stats.records,
     rows: processor.stats.rowsEmitted,
     tombstones: processor.stats.tombstones,

@@ -13,14 +13,28 @@ import { type Runtime, VIEW_GROUP } from '../runtime.js';
  */
 export async function serve(rt: Runtime, processor: AnalyticsProcessor, onStop: () => Promise<void>): Promise<string> {
   const token = randomBytes(24).toString('base64url');
-  const app = buildApp({ readModel: rt.view, keys: rt.keys, config: rt.config.api, logger: rt.logger, admin: { token } });
+  const app = buildApp({
+    readModel: rt.view,
+    keys: rt.keys,
+    config: rt.config.api,
+    logger: rt.logger,
+    admin: { token },
+  });
   const url = await startServer(app, { host: rt.config.api.host, port: rt.config.api.port });
   writeServiceFile(rt.config.dataDir, { pid: process.pid, adminUrl: url, token });
 
   const abort = new AbortController();
   const tails = [
     processor.run({ untilCaughtUp: false, signal: abort.signal }),
-    runViewMaterializer({ log: rt.log, serde: rt.codecs.serde, view: rt.view, logger: rt.logger, group: VIEW_GROUP, untilCaughtUp: false, signal: abort.signal }),
+    runViewMaterializer({
+      log: rt.log,
+      serde: rt.codecs.serde,
+      view: rt.view,
+      logger: rt.logger,
+      group: VIEW_GROUP,
+      untilCaughtUp: false,
+      signal: abort.signal,
+    }),
   ];
   for (const t of tails) {
     t.catch((e: unknown) => {

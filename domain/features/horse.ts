@@ -146,7 +146,9 @@ export function horseFeatures(runs: readonly HorseRun[], ctx: HorseContext): Hor
     improvingVpr,
     distanceDifferenceY: ctx.distanceYards - last.distanceYards,
     ratingDifference:
-      ctx.officialRating > 0 && last.officialRating > 0 ? ctx.officialRating - last.officialRating : NO_PREVIOUS_RUN_DELTA,
+      ctx.officialRating > 0 && last.officialRating > 0
+        ? ctx.officialRating - last.officialRating
+        : NO_PREVIOUS_RUN_DELTA,
     weightDifferenceLbs: ctx.weightLbs - last.weightLbs,
     classDifference: ctx.raceClass > 0 && last.raceClass > 0 ? last.raceClass - ctx.raceClass : NO_PREVIOUS_RUN_DELTA,
     lastRunDays: Math.min(utcDaysBetween(last.off, ctx.off), NO_PREVIOUS_RUN_DAYS - 1),

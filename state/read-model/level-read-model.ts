@@ -52,7 +52,11 @@ export class LevelReadModel implements ReadModel {
       if (e.kind === 'card') {
         const r = load(e.value.raceId);
         const c = r.card;
-        if (!c || e.value.publishedAt > c.publishedAt || (e.value.publishedAt === c.publishedAt && e.value.version > c.version)) {
+        if (
+          !c ||
+          e.value.publishedAt > c.publishedAt ||
+          (e.value.publishedAt === c.publishedAt && e.value.version > c.version)
+        ) {
           r.card = e.value;
         }
       } else if (e.kind === 'result') {
@@ -72,7 +76,11 @@ export class LevelReadModel implements ReadModel {
         ops.push({ type: 'del', key: `off!${padMs(old.offTime)}!${raceId}` });
       }
       if (r.card) {
-        ops.push({ type: 'put', key: `day!${r.card.meetingDate}!${padMs(r.card.offTime)}!${raceId}`, value: Buffer.alloc(0) });
+        ops.push({
+          type: 'put',
+          key: `day!${r.card.meetingDate}!${padMs(r.card.offTime)}!${raceId}`,
+          value: Buffer.alloc(0),
+        });
         ops.push({ type: 'put', key: `off!${padMs(r.card.offTime)}!${raceId}`, value: Buffer.alloc(0) });
       }
     }
@@ -97,7 +105,8 @@ export class LevelReadModel implements ReadModel {
 
   async racesOn(date: string): Promise<RaceSummary[]> {
     const ids: string[] = [];
-    for await (const [k] of this.store.entries({ gte: `day!${date}!`, lt: `day!${date}!~` })) ids.push(k.slice(k.lastIndexOf('!') + 1));
+    for await (const [k] of this.store.entries({ gte: `day!${date}!`, lt: `day!${date}!~` }))
+      ids.push(k.slice(k.lastIndexOf('!') + 1));
     return this.summaries(ids);
   }
 

@@ -154,7 +154,12 @@ export class AnalyticsEngine {
     const card = effectiveCard(race.cards, result !== null)!;
     const declared = card.runners.filter((r) => !r.nonRunner);
     const off = latest.offTime;
-    const courseKey = entityKey.course(card.courseId, card.discipline, distanceBucket(card.distanceYards), card.surface);
+    const courseKey = entityKey.course(
+      card.courseId,
+      card.discipline,
+      distanceBucket(card.distanceYards),
+      card.surface,
+    );
     if (!result) {
       return {
         kind: 'pending',
@@ -228,7 +233,10 @@ export class AnalyticsEngine {
       if (mark) this.markHorseDependents(r.horseId, l.off, raceId);
       s.upsertEvent('jockey', r.jockeyId, key, l.off, l.visibleAt, [win]);
       if (mark) this.markDependents('jockey', r.jockeyId, l.off, raceId);
-      s.upsertEvent('trainer', r.trainerId, key, l.off, l.visibleAt, [win, r.position === 2 || r.position === 3 ? 1 : 0]);
+      s.upsertEvent('trainer', r.trainerId, key, l.off, l.visibleAt, [
+        win,
+        r.position === 2 || r.position === 3 ? 1 : 0,
+      ]);
       if (mark) this.markDependents('trainer', r.trainerId, l.off, raceId);
       if (r.sireId) {
         s.upsertEvent('sire', r.sireId, key, l.off, l.visibleAt, [win]);
@@ -324,7 +332,12 @@ export class AnalyticsEngine {
     const declared = card.runners.filter((r) => !r.nonRunner);
     const byHorse = new Map((result?.runners ?? []).map((r) => [r.horseId, r]));
     const starters = result ? declared.filter((r) => byHorse.has(r.horseId)) : declared;
-    const courseKey = entityKey.course(card.courseId, card.discipline, distanceBucket(card.distanceYards), card.surface);
+    const courseKey = entityKey.course(
+      card.courseId,
+      card.discipline,
+      distanceBucket(card.distanceYards),
+      card.surface,
+    );
     const courseIdx = this.state.index('course', courseKey);
     const topo = this.state.course(card.courseId)?.topology ?? null;
     const rows: AnalyticsRow[] = [];
@@ -344,7 +357,14 @@ export class AnalyticsEngine {
       const res = byHorse.get(r.horseId);
       const computedAt = result
         ? result.publishedAt
-        : Math.max(card.publishedAt, hf.latestVisible, jf.latestVisible, tf.latestVisible, sf.latestVisible, df.latestVisible);
+        : Math.max(
+            card.publishedAt,
+            hf.latestVisible,
+            jf.latestVisible,
+            tf.latestVisible,
+            sf.latestVisible,
+            df.latestVisible,
+          );
       const pos = res ? res.position : 0;
       rows.push({
         raceId: race.raceId,

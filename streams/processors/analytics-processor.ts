@@ -35,16 +35,32 @@ export class AnalyticsProcessor {
   ) {}
 
   /** Loads the processor's checkpoint (state and input positions) from its store. */
-  static async open(deps: { log: LogPort; codecs: Codecs; store: StorePort; logger: Logger }): Promise<AnalyticsProcessor> {
+  static async open(deps: {
+    log: LogPort;
+    codecs: Codecs;
+    store: StorePort;
+    logger: Logger;
+  }): Promise<AnalyticsProcessor> {
     const engineStore = deps.store.sub('e/');
     const state = await EngineState.load(engineStore);
     const positions = new Map<string, number>();
     for await (const [k, v] of deps.store.sub('o/').entries()) positions.set(k, Number(v.toString()));
-    return new AnalyticsProcessor(deps.log, deps.codecs, deps.store, AnalyticsEngine.restore(state), positions, deps.logger.child({ component: 'analytics-processor' }));
+    return new AnalyticsProcessor(
+      deps.log,
+      deps.codecs,
+      deps.store,
+      AnalyticsEngine.restore(state),
+      positions,
+      deps.logger.child({ component: 'analytics-processor' }),
+    );
   }
 
   get counters() {
     return this.engine.counters;
+  }
+
+  get raceCount(): number {
+    return this.engine.state.stats()['races'] ?? 0;
   }
 
   /**
@@ -84,7 +100,10 @@ export class AnalyticsProcessor {
         }
         if (deadLetters.length > 0) {
           await this.log.produce(TOPICS.deadLetter, deadLetters);
-          this.logger.warn({ count: deadLetters.length, first: deadLetters[0]?.headers }, 'input records sent to the dead-letter topic');
+          this.logger.warn(
+            { count: deadLetters.length, first: deadLetters[0]?.headers },
+            'input records sent to the dead-letter topic',
+          );
         }
         if (rows.length > 0) await this.log.produce(TOPICS.analytics, rows);
         for (const r of batch.records) this.positions.set(`${r.topic}:${r.partition}`, r.offset + 1);

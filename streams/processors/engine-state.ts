@@ -122,7 +122,14 @@ export class EngineState {
     return this.indexes[kind].get(id);
   }
 
-  upsertEvent(kind: IndexKind, id: string, key: string, off: number, visibleAt: number, vec: readonly number[]): EventIndex {
+  upsertEvent(
+    kind: IndexKind,
+    id: string,
+    key: string,
+    off: number,
+    visibleAt: number,
+    vec: readonly number[],
+  ): EventIndex {
     let idx = this.indexes[kind].get(id);
     if (!idx) {
       idx = new EventIndex(INDEX_WIDTH[kind]);
@@ -245,6 +252,7 @@ function insertRun(runs: HorseRun[], run: HorseRun): void {
   const existing = runs.findIndex((x) => x.raceId === run.raceId);
   if (existing >= 0) runs.splice(existing, 1);
   let i = runs.length;
-  while (i > 0 && (runs[i - 1]!.off > run.off || (runs[i - 1]!.off === run.off && runs[i - 1]!.raceId > run.raceId))) i--;
+  while (i > 0 && (runs[i - 1]!.off > run.off || (runs[i - 1]!.off === run.off && runs[i - 1]!.raceId > run.raceId)))
+    i--;
   runs.splice(i, 0, run);
 }

@@ -133,17 +133,23 @@ describe('racing serve with keys from a second terminal', () => {
     expect(ok.status).toBe(200);
     const body = (await ok.json()) as { races: { raceId: string }[] };
     expect(body.races.length).toBeGreaterThan(0);
-    const analytics = await fetch(`${url}/api/v1/races/${body.races[0]!.raceId}/analytics`, { headers: { 'x-api-key': created.key } });
+    const analytics = await fetch(`${url}/api/v1/races/${body.races[0]!.raceId}/analytics`, {
+      headers: { 'x-api-key': created.key },
+    });
     expect(analytics.status).toBe(200);
     expect(((await analytics.json()) as unknown[]).length).toBeGreaterThan(0);
 
     const list = await racing(dir, ['keys', 'list', '--json']);
-    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ id: created.id, name: 'test', revokedAt: null })]);
+    expect(JSON.parse(list.stdout)).toEqual([
+      expect.objectContaining({ id: created.id, name: 'test', revokedAt: null }),
+    ]);
     await racing(dir, ['export', 'analytics', '--out', join(dir, 'live.ndjson')]);
     expect(readFileSync(join(dir, 'live.ndjson'), 'utf8').length).toBeGreaterThan(100);
 
     await racing(dir, ['keys', 'revoke', created.id]);
-    expect((await fetch(`${url}/api/v1/races?date=2024-05-02`, { headers: { 'x-api-key': created.key } })).status).toBe(401);
+    expect((await fetch(`${url}/api/v1/races?date=2024-05-02`, { headers: { 'x-api-key': created.key } })).status).toBe(
+      401,
+    );
     expect((await fetch(`${url}/api/v1/demo`)).status).toBe(200);
   }, 120_000);
 });

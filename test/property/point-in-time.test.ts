@@ -59,7 +59,12 @@ function toEvents(races: RaceSpec[]): Ev[] {
           result({
             r: `R${i}`,
             pub: iso(off + r.resultLagMin * MIN),
-            runners: ranked.map((e, k) => ({ h: e.x.h, pos: e.score > 25 ? 0 : k + 1, bl: e.score > 25 ? 0 : k * 1.5, fav: k === 0 })),
+            runners: ranked.map((e, k) => ({
+              h: e.x.h,
+              pos: e.score > 25 ? 0 : k + 1,
+              bl: e.score > 25 ? 0 : k * 1.5,
+              fav: k === 0,
+            })),
           }),
         ),
       );
@@ -82,7 +87,9 @@ function plausible(races: RaceSpec[]): boolean {
 }
 
 const feed = (evs: Ev[]) =>
-  [...evs].sort((a, b) => a.value.publishedAt - b.value.publishedAt || (a.kind === 'card' ? -1 : 1) - (b.kind === 'card' ? -1 : 1));
+  [...evs].sort(
+    (a, b) => a.value.publishedAt - b.value.publishedAt || (a.kind === 'card' ? -1 : 1) - (b.kind === 'card' ? -1 : 1),
+  );
 
 function features(row: AnalyticsRow): Omit<AnalyticsRow, 'position' | 'computedAtUtc' | 'status'> {
   const { position: _p, computedAtUtc: _c, status: _s, ...rest } = row;
@@ -92,19 +99,23 @@ function features(row: AnalyticsRow): Omit<AnalyticsRow, 'position' | 'computedA
 describe('point-in-time rule (property)', () => {
   it('rows of races off at or before T are the same with and without every event published at or after T, position aside', () => {
     fc.assert(
-      fc.property(fc.array(raceArb, { minLength: 1, maxLength: 14 }), fc.integer({ min: 0, max: 10 * 24 * 60 }), (races, cutMin) => {
-        fc.pre(plausible(races));
-        const events = toEvents(races);
-        const t = BASE + cutMin * MIN;
-        const all = runEngine(feed(events)).rows;
-        const before = runEngine(feed(events.filter((e) => e.value.publishedAt < t))).rows;
-        for (const [key, row] of all) {
-          if (Date.parse(row.offTime) > t) continue;
-          const other = before.get(key);
-          expect(other, key).toBeDefined();
-          expect(features(other!)).toEqual(features(row));
-        }
-      }),
+      fc.property(
+        fc.array(raceArb, { minLength: 1, maxLength: 14 }),
+        fc.integer({ min: 0, max: 10 * 24 * 60 }),
+        (races, cutMin) => {
+          fc.pre(plausible(races));
+          const events = toEvents(races);
+          const t = BASE + cutMin * MIN;
+          const all = runEngine(feed(events)).rows;
+          const before = runEngine(feed(events.filter((e) => e.value.publishedAt < t))).rows;
+          for (const [key, row] of all) {
+            if (Date.parse(row.offTime) > t) continue;
+            const other = before.get(key);
+            expect(other, key).toBeDefined();
+            expect(features(other!)).toEqual(features(row));
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -13,7 +13,10 @@ export const ev = {
  * Feeds events to a fresh engine (flushing every `flushEvery` events) and returns the current rows,
  * i.e. what a compacted topic would hold, keyed raceId:horseId.
  */
-export function runEngine(events: readonly Ev[], flushEvery = 1): { rows: Map<string, AnalyticsRow>; engine: AnalyticsEngine } {
+export function runEngine(
+  events: readonly Ev[],
+  flushEvery = 1,
+): { rows: Map<string, AnalyticsRow>; engine: AnalyticsEngine } {
   const engine = new AnalyticsEngine(new EngineState());
   const rows = new Map<string, AnalyticsRow>();
   const flush = () => {

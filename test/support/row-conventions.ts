@@ -16,7 +16,8 @@ export function conventionViolations(r: AnalyticsRow): string[] {
   const k = `${r.raceId}/${r.horseId}`;
   if (!/^rac_[0-9a-z]+$/.test(r.raceId)) v.push(`${k}: raceId prefix`);
   if (!/^hrs_[0-9a-z]+$/.test(r.horseId)) v.push(`${k}: horseId prefix`);
-  if (!/^jky_/.test(r.jockeyId) || !/^trn_/.test(r.trainerId) || !/^crs_/.test(r.courseId)) v.push(`${k}: entity id prefixes`);
+  if (!/^jky_/.test(r.jockeyId) || !/^trn_/.test(r.trainerId) || !/^crs_/.test(r.courseId))
+    v.push(`${k}: entity id prefixes`);
   if (r.sireId !== null && !/^sir_/.test(r.sireId)) v.push(`${k}: sireId prefix`);
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(r.computedAtUtc)) v.push(`${k}: computedAtUtc format`);
   if (!Number.isInteger(r.position) || r.position < 0 || r.position > 9) v.push(`${k}: position ${r.position}`);
@@ -37,13 +38,15 @@ export function conventionViolations(r: AnalyticsRow): string[] {
   if (r.raceClass === 0 && r.classDifference !== -999) v.push(`${k}: classDifference with unknown class`);
   const sf = /^(\d+)-(\d+)-(\d+)$/.exec(r.stableForm);
   if (!sf) v.push(`${k}: stableForm shape ${r.stableForm}`);
-  else if (Number(sf[1]) + Number(sf[2]) > Number(sf[3]) || Number(sf[3]) !== r.trainerRunners14Day) v.push(`${k}: stableForm W+P<=R`);
+  else if (Number(sf[1]) + Number(sf[2]) > Number(sf[3]) || Number(sf[3]) !== r.trainerRunners14Day)
+    v.push(`${k}: stableForm W+P<=R`);
   if (r.careerWins > r.careerRuns) v.push(`${k}: careerWins > careerRuns`);
   if (r.courseFormRuns > 5 || r.courseFormRuns > r.careerRuns) v.push(`${k}: courseFormRuns`);
   if (Math.round(r.vprConfidence * 6) > r.careerRuns) v.push(`${k}: vprConfidence beyond runs`);
   if (Math.round(r.vpr * 10) / 10 !== r.vpr) v.push(`${k}: vpr not rounded to 0.1`);
   if (r.improvingVpr && r.vprConfidence < 0.5) v.push(`${k}: improvingVpr needs 3 figures`);
-  if (r.sireId === null && (r.sireProgenyWinRate !== 0 || r.sireProgenyRuns !== 0)) v.push(`${k}: sire unknown but rate`);
+  if (r.sireId === null && (r.sireProgenyWinRate !== 0 || r.sireProgenyRuns !== 0))
+    v.push(`${k}: sire unknown but rate`);
   if (r.draw === 0 && r.drawBiasStrength !== 0) v.push(`${k}: drawBiasStrength without draw`);
   return v;
 }

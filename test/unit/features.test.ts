@@ -13,19 +13,88 @@ function rowOf(rows: Map<string, AnalyticsRow>, r: string, h: string): Analytics
 /** A horse H with three runs (a win, a 12th of 14 in an unrated unclassed race, a pull-up) and today's race D. */
 function horseHistory(): Ev[] {
   return feedOrder([
-    ev.card(card({ r: 'A', off: '2024-01-10T14:00:00Z', c: 'C1', dist: 2200, cls: 4, runners: [
-      { h: 'H', or: 80, w: 140 }, { h: 'X', or: 70, w: 130 } ] })),
-    ev.result(result({ r: 'A', pub: '2024-01-10T14:10:00Z', runners: [{ h: 'H', pos: 1 }, { h: 'X', pos: 2, bl: 2 }] })),
-    ev.card(card({ r: 'B', off: '2024-02-01T14:00:00Z', c: 'C2', dist: 1100, cls: 0, runners: [
-      { h: 'H', or: 0, w: 150 }, ...Array.from({ length: 13 }, (_, i) => ({ h: `B${i}` })) ] })),
-    ev.result(result({ r: 'B', pub: '2024-02-01T14:08:00Z', runners: [
-      ...Array.from({ length: 11 }, (_, i) => ({ h: `B${i}`, pos: i + 1, bl: i })),
-      { h: 'H', pos: 12, bl: 20 }, { h: 'B11', pos: 13, bl: 40 }, { h: 'B12', pos: 0 } ] })),
-    ev.card(card({ r: 'C', off: '2024-03-01T14:00:00Z', c: 'C1', dist: 2640, cls: 5, discipline: 'hurdle', runners: [
-      { h: 'H', or: 85, w: 152 }, { h: 'Y', or: 90 } ] })),
-    ev.result(result({ r: 'C', pub: '2024-03-01T14:07:00Z', runners: [{ h: 'Y', pos: 1 }, { h: 'H', pos: 0, status: 'pulled-up' }] })),
-    ev.card(card({ r: 'D', off: '2024-03-20T15:00:00Z', c: 'C1', dist: 2420, cls: 3, runners: [
-      { h: 'H', or: 88, w: 145 }, { h: 'NEW', or: 0 } ] })),
+    ev.card(
+      card({
+        r: 'A',
+        off: '2024-01-10T14:00:00Z',
+        c: 'C1',
+        dist: 2200,
+        cls: 4,
+        runners: [
+          { h: 'H', or: 80, w: 140 },
+          { h: 'X', or: 70, w: 130 },
+        ],
+      }),
+    ),
+    ev.result(
+      result({
+        r: 'A',
+        pub: '2024-01-10T14:10:00Z',
+        runners: [
+          { h: 'H', pos: 1 },
+          { h: 'X', pos: 2, bl: 2 },
+        ],
+      }),
+    ),
+    ev.card(
+      card({
+        r: 'B',
+        off: '2024-02-01T14:00:00Z',
+        c: 'C2',
+        dist: 1100,
+        cls: 0,
+        runners: [{ h: 'H', or: 0, w: 150 }, ...Array.from({ length: 13 }, (_, i) => ({ h: `B${i}` }))],
+      }),
+    ),
+    ev.result(
+      result({
+        r: 'B',
+        pub: '2024-02-01T14:08:00Z',
+        runners: [
+          ...Array.from({ length: 11 }, (_, i) => ({ h: `B${i}`, pos: i + 1, bl: i })),
+          { h: 'H', pos: 12, bl: 20 },
+          { h: 'B11', pos: 13, bl: 40 },
+          { h: 'B12', pos: 0 },
+        ],
+      }),
+    ),
+    ev.card(
+      card({
+        r: 'C',
+        off: '2024-03-01T14:00:00Z',
+        c: 'C1',
+        dist: 2640,
+        cls: 5,
+        discipline: 'hurdle',
+        runners: [
+          { h: 'H', or: 85, w: 152 },
+          { h: 'Y', or: 90 },
+        ],
+      }),
+    ),
+    ev.result(
+      result({
+        r: 'C',
+        pub: '2024-03-01T14:07:00Z',
+        runners: [
+          { h: 'Y', pos: 1 },
+          { h: 'H', pos: 0, status: 'pulled-up' },
+        ],
+      }),
+    ),
+    ev.card(
+      card({
+        r: 'D',
+        off: '2024-03-20T15:00:00Z',
+        c: 'C1',
+        dist: 2420,
+        cls: 3,
+        runners: [
+          { h: 'H', or: 88, w: 145 },
+          { h: 'NEW', or: 0 },
+        ],
+      }),
+    ),
   ]);
 }
 
@@ -97,11 +166,42 @@ describe('horse features', () => {
 
 describe('ratings and classes', () => {
   it('ratingDifference is -999 when either rating is unknown; classDifference when either class is unknown', () => {
-    const { rows } = runEngine(feedOrder([
-      ev.card(card({ r: 'P', off: '2024-05-01T14:00:00Z', cls: 0, runners: [{ h: 'H', or: 0 }, { h: 'K', or: 70 }] })),
-      ev.result(result({ r: 'P', pub: '2024-05-01T14:05:00Z', runners: [{ h: 'H', pos: 1 }, { h: 'K', pos: 2, bl: 1 }] })),
-      ev.card(card({ r: 'Q', off: '2024-05-10T14:00:00Z', cls: 4, runners: [{ h: 'H', or: 75 }, { h: 'K', or: 0 }] })),
-    ]));
+    const { rows } = runEngine(
+      feedOrder([
+        ev.card(
+          card({
+            r: 'P',
+            off: '2024-05-01T14:00:00Z',
+            cls: 0,
+            runners: [
+              { h: 'H', or: 0 },
+              { h: 'K', or: 70 },
+            ],
+          }),
+        ),
+        ev.result(
+          result({
+            r: 'P',
+            pub: '2024-05-01T14:05:00Z',
+            runners: [
+              { h: 'H', pos: 1 },
+              { h: 'K', pos: 2, bl: 1 },
+            ],
+          }),
+        ),
+        ev.card(
+          card({
+            r: 'Q',
+            off: '2024-05-10T14:00:00Z',
+            cls: 4,
+            runners: [
+              { h: 'H', or: 75 },
+              { h: 'K', or: 0 },
+            ],
+          }),
+        ),
+      ]),
+    );
     const h = rowOf(rows, 'Q', 'H');
     expect(h.ratingDifference).toBe(-999);
     expect(h.classDifference).toBe(-999);
@@ -117,7 +217,18 @@ describe('ratings and classes', () => {
       const r = `I${i}`;
       const off = `2024-0${i + 1}-05T14:00:00Z`;
       evs.push(ev.card(card({ r, off, runners: [{ h: 'H', or }, { h: `O${i}` }] })));
-      evs.push(ev.result(result({ r, pub: `2024-0${i + 1}-05T14:05:00Z`, runners: [{ h: 'H', pos: 1 }, { h: `O${i}`, pos: 2, bl: 1 }] })));
+      evs.push(
+        ev.result(
+          result({
+            r,
+            pub: `2024-0${i + 1}-05T14:05:00Z`,
+            runners: [
+              { h: 'H', pos: 1 },
+              { h: `O${i}`, pos: 2, bl: 1 },
+            ],
+          }),
+        ),
+      );
     });
     evs.push(ev.card(card({ r: 'Z', off: '2024-06-01T14:00:00Z', runners: [{ h: 'H', or: 95 }] })));
     const { rows } = runEngine(feedOrder(evs));
@@ -131,11 +242,43 @@ describe('ratings and classes', () => {
 
 describe('dead heats', () => {
   it('a dead heat for first is a win for each horse in it', () => {
-    const { rows } = runEngine(feedOrder([
-      ev.card(card({ r: 'DH', off: '2024-04-01T14:00:00Z', runners: [{ h: 'A', t: 'T' }, { h: 'B', t: 'T' }, { h: 'C', t: 'T' }] })),
-      ev.result(result({ r: 'DH', pub: '2024-04-01T14:05:00Z', runners: [{ h: 'A', pos: 1 }, { h: 'B', pos: 1 }, { h: 'C', pos: 3, bl: 2 }] })),
-      ev.card(card({ r: 'N', off: '2024-04-02T14:00:00Z', runners: [{ h: 'A', t: 'T' }, { h: 'B', t: 'T' }, { h: 'C', t: 'T' }] })),
-    ]));
+    const { rows } = runEngine(
+      feedOrder([
+        ev.card(
+          card({
+            r: 'DH',
+            off: '2024-04-01T14:00:00Z',
+            runners: [
+              { h: 'A', t: 'T' },
+              { h: 'B', t: 'T' },
+              { h: 'C', t: 'T' },
+            ],
+          }),
+        ),
+        ev.result(
+          result({
+            r: 'DH',
+            pub: '2024-04-01T14:05:00Z',
+            runners: [
+              { h: 'A', pos: 1 },
+              { h: 'B', pos: 1 },
+              { h: 'C', pos: 3, bl: 2 },
+            ],
+          }),
+        ),
+        ev.card(
+          card({
+            r: 'N',
+            off: '2024-04-02T14:00:00Z',
+            runners: [
+              { h: 'A', t: 'T' },
+              { h: 'B', t: 'T' },
+              { h: 'C', t: 'T' },
+            ],
+          }),
+        ),
+      ]),
+    );
     expect(rowOf(rows, 'N', 'A').careerWins).toBe(1);
     expect(rowOf(rows, 'N', 'B').careerWins).toBe(1);
     expect(rowOf(rows, 'DH', 'A').position).toBe(1);
@@ -150,9 +293,27 @@ describe('same-day visibility', () => {
   // E is off before D but its result is published after D's off: invisible to D.
   const evs = feedOrder([
     ev.card(card({ r: 'F', off: '2024-03-20T13:00:00Z', runners: [{ h: 'F1', j: 'J', t: 'T', s: 'S' }, { h: 'F2' }] })),
-    ev.result(result({ r: 'F', pub: '2024-03-20T13:05:00Z', runners: [{ h: 'F1', pos: 1 }, { h: 'F2', pos: 2, bl: 1 }] })),
+    ev.result(
+      result({
+        r: 'F',
+        pub: '2024-03-20T13:05:00Z',
+        runners: [
+          { h: 'F1', pos: 1 },
+          { h: 'F2', pos: 2, bl: 1 },
+        ],
+      }),
+    ),
     ev.card(card({ r: 'E', off: '2024-03-20T14:30:00Z', runners: [{ h: 'E1', j: 'J', t: 'T', s: 'S' }, { h: 'E2' }] })),
-    ev.result(result({ r: 'E', pub: '2024-03-20T15:20:00Z', runners: [{ h: 'E2', pos: 1 }, { h: 'E1', pos: 2, bl: 1 }] })),
+    ev.result(
+      result({
+        r: 'E',
+        pub: '2024-03-20T15:20:00Z',
+        runners: [
+          { h: 'E2', pos: 1 },
+          { h: 'E1', pos: 2, bl: 1 },
+        ],
+      }),
+    ),
     ev.card(card({ r: 'D', off: '2024-03-20T15:00:00Z', runners: [{ h: 'D1', j: 'J', t: 'T', s: 'S' }] })),
     ev.result(result({ r: 'D', pub: '2024-03-20T15:06:00Z', runners: [{ h: 'D1', pos: 1 }] })),
   ]);
@@ -171,7 +332,9 @@ describe('same-day visibility', () => {
 
   it('the final row does not depend on whether E arrived before or after D', () => {
     const late = runEngine(evs).rows;
-    const early = runEngine([...evs].sort((a, b) => (a.value.raceId === race('E') ? -1 : 0) - (b.value.raceId === race('E') ? -1 : 0))).rows;
+    const early = runEngine(
+      [...evs].sort((a, b) => (a.value.raceId === race('E') ? -1 : 0) - (b.value.raceId === race('E') ? -1 : 0)),
+    ).rows;
     expect(early.get(rowKey(race('D'), horse('D1')))).toEqual(late.get(rowKey(race('D'), horse('D1'))));
   });
 });
@@ -200,11 +363,42 @@ describe('windows', () => {
 
 describe('sires', () => {
   it('runs count for the sire named on that race card; unknown sire gives 0', () => {
-    const { rows } = runEngine(feedOrder([
-      ev.card(card({ r: 'S1', off: '2024-01-01T14:00:00Z', runners: [{ h: 'A', s: 'S' }, { h: 'B', s: 'S' }, { h: 'C', s: null }] })),
-      ev.result(result({ r: 'S1', pub: '2024-01-01T14:05:00Z', runners: [{ h: 'A', pos: 2, bl: 1 }, { h: 'B', pos: 3, bl: 2 }, { h: 'C', pos: 1 }] })),
-      ev.card(card({ r: 'S2', off: '2024-01-02T14:00:00Z', runners: [{ h: 'D', s: 'S' }, { h: 'E', s: null }] })),
-    ]));
+    const { rows } = runEngine(
+      feedOrder([
+        ev.card(
+          card({
+            r: 'S1',
+            off: '2024-01-01T14:00:00Z',
+            runners: [
+              { h: 'A', s: 'S' },
+              { h: 'B', s: 'S' },
+              { h: 'C', s: null },
+            ],
+          }),
+        ),
+        ev.result(
+          result({
+            r: 'S1',
+            pub: '2024-01-01T14:05:00Z',
+            runners: [
+              { h: 'A', pos: 2, bl: 1 },
+              { h: 'B', pos: 3, bl: 2 },
+              { h: 'C', pos: 1 },
+            ],
+          }),
+        ),
+        ev.card(
+          card({
+            r: 'S2',
+            off: '2024-01-02T14:00:00Z',
+            runners: [
+              { h: 'D', s: 'S' },
+              { h: 'E', s: null },
+            ],
+          }),
+        ),
+      ]),
+    );
     expect(rowOf(rows, 'S2', 'D').sireProgenyRuns).toBe(2);
     expect(rowOf(rows, 'S2', 'D').sireProgenyWinRate).toBe(0);
     expect(rowOf(rows, 'S2', 'E').sireProgenyWinRate).toBe(0);

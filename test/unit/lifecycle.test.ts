@@ -4,16 +4,38 @@ import { EngineState } from '../../streams/processors/engine-state.js';
 import { card, horse, race, result } from '../support/builders.js';
 
 describe('row lifecycle', () => {
-  const declared = card({ r: 'L', off: '2024-07-01T14:00:00Z', pub: '2024-06-30T10:00:00Z', runners: [{ h: 'A', j: 'J' }, { h: 'B' }, { h: 'C' }] });
-  const update = { ...card({ r: 'L', off: '2024-07-01T14:00:00Z', pub: '2024-07-01T09:00:00Z', v: 2, going: 'Soft',
-    runners: [{ h: 'A', j: 'J' }, { h: 'B', nr: true }, { h: 'C' }] }) };
-  const res = result({ r: 'L', pub: '2024-07-01T14:06:00Z', runners: [{ h: 'C', pos: 1 }, { h: 'A', pos: 2, bl: 1.5 }] });
+  const declared = card({
+    r: 'L',
+    off: '2024-07-01T14:00:00Z',
+    pub: '2024-06-30T10:00:00Z',
+    runners: [{ h: 'A', j: 'J' }, { h: 'B' }, { h: 'C' }],
+  });
+  const update = {
+    ...card({
+      r: 'L',
+      off: '2024-07-01T14:00:00Z',
+      pub: '2024-07-01T09:00:00Z',
+      v: 2,
+      going: 'Soft',
+      runners: [{ h: 'A', j: 'J' }, { h: 'B', nr: true }, { h: 'C' }],
+    }),
+  };
+  const res = result({
+    r: 'L',
+    pub: '2024-07-01T14:06:00Z',
+    runners: [
+      { h: 'C', pos: 1 },
+      { h: 'A', pos: 2, bl: 1.5 },
+    ],
+  });
 
   it('provisional rows on the card, a tombstone for a non-runner, final rows with positions on the result', () => {
     const engine = new AnalyticsEngine(new EngineState());
     engine.applyCard(declared);
     const first = engine.flush();
-    expect(first.map((o) => o.key).sort()).toEqual([rowKey(race('L'), horse('A')), rowKey(race('L'), horse('B')), rowKey(race('L'), horse('C'))].sort());
+    expect(first.map((o) => o.key).sort()).toEqual(
+      [rowKey(race('L'), horse('A')), rowKey(race('L'), horse('B')), rowKey(race('L'), horse('C'))].sort(),
+    );
     expect(first.every((o) => o.row?.status === 'provisional' && o.row.position === 0)).toBe(true);
     expect(first[0]!.row!.computedAtUtc).toBe('2024-06-30T10:00:00.000Z');
 
@@ -29,7 +51,11 @@ describe('row lifecycle', () => {
     engine.applyResult(res);
     const third = engine.flush();
     const byKey = new Map(third.map((o: RowOutput) => [o.key, o.row]));
-    expect(byKey.get(rowKey(race('L'), horse('C')))).toMatchObject({ status: 'final', position: 1, computedAtUtc: '2024-07-01T14:06:00.000Z' });
+    expect(byKey.get(rowKey(race('L'), horse('C')))).toMatchObject({
+      status: 'final',
+      position: 1,
+      computedAtUtc: '2024-07-01T14:06:00.000Z',
+    });
     expect(byKey.get(rowKey(race('L'), horse('A')))).toMatchObject({ status: 'final', position: 2 });
     expect(byKey.has(rowKey(race('L'), horse('B')))).toBe(false);
 
@@ -58,7 +84,12 @@ describe('row lifecycle', () => {
     engine.applyResult(result({ r: 'P1', pub: '2024-07-02T13:05:00Z', runners: [{ h: 'X', pos: 1 }] }));
     const out = engine.flush();
     const p2 = out.find((o) => o.key === rowKey(race('P2'), horse('Y')))!;
-    expect(p2.row).toMatchObject({ status: 'provisional', jockeyRides90Day: 1, jockeyWinRate90Day: 1, computedAtUtc: '2024-07-02T13:05:00.000Z' });
+    expect(p2.row).toMatchObject({
+      status: 'provisional',
+      jockeyRides90Day: 1,
+      jockeyWinRate90Day: 1,
+      computedAtUtc: '2024-07-02T13:05:00.000Z',
+    });
   });
 
   it('late data: a result that should have been visible recomputes exactly the final rows that missed it', () => {
@@ -71,7 +102,12 @@ describe('row lifecycle', () => {
     engine.applyResult(result({ r: 'Q1', pub: '2024-07-03T13:05:00Z', runners: [{ h: 'X', pos: 2 }] }));
     const after = engine.flush();
     const q2 = after.find((o) => o.key === rowKey(race('Q2'), horse('Y')))!;
-    expect(q2.row).toMatchObject({ status: 'final', jockeyRides90Day: 1, jockeyWinRate90Day: 0, computedAtUtc: '2024-07-03T15:05:00.000Z' });
+    expect(q2.row).toMatchObject({
+      status: 'final',
+      jockeyRides90Day: 1,
+      jockeyWinRate90Day: 0,
+      computedAtUtc: '2024-07-03T15:05:00.000Z',
+    });
   });
 });
 
@@ -80,15 +116,34 @@ describe('draw bias snapshots', () => {
     const engine = new AnalyticsEngine(new EngineState());
     // two March races at C1 flat/middle/turf, 6 drawn runners: low third wins one, high third the other... then a low again
     const field = (p: string) => [1, 2, 3, 4, 5, 6].map((d) => ({ h: `${p}${d}`, draw: d }));
-    const winners = [['M1', 1], ['M2', 6], ['M3', 2]] as const;
+    const winners = [
+      ['M1', 1],
+      ['M2', 6],
+      ['M3', 2],
+    ] as const;
     winners.forEach(([r, d], i) => {
       engine.applyCard(card({ r, off: `2024-03-1${i}T14:00:00Z`, runners: field(r) }));
-      engine.applyResult(result({ r, pub: `2024-03-1${i}T14:05:00Z`, runners: field(r).map((x, k) => ({ h: x.h, pos: x.draw === d ? 1 : k + 2 })) }));
+      engine.applyResult(
+        result({
+          r,
+          pub: `2024-03-1${i}T14:05:00Z`,
+          runners: field(r).map((x, k) => ({ h: x.h, pos: x.draw === d ? 1 : k + 2 })),
+        }),
+      );
     });
     // a race in late March: its snapshot is February's end (no races) -> 0
     engine.applyCard(card({ r: 'MAR', off: '2024-03-30T14:00:00Z', runners: [{ h: 'Z1', draw: 3 }] }));
     // April: snapshot covers March: low 2/3, high 1/3 -> strength 0.3333
-    engine.applyCard(card({ r: 'APR', off: '2024-04-02T14:00:00Z', runners: [{ h: 'Z2', draw: 3 }, { h: 'Z3', draw: 0 }] }));
+    engine.applyCard(
+      card({
+        r: 'APR',
+        off: '2024-04-02T14:00:00Z',
+        runners: [
+          { h: 'Z2', draw: 3 },
+          { h: 'Z3', draw: 0 },
+        ],
+      }),
+    );
     const out = new Map(engine.flush().map((o) => [o.key, o.row]));
     expect(out.get(rowKey(race('MAR'), horse('Z1')))!.drawBiasStrength).toBe(0);
     expect(out.get(rowKey(race('APR'), horse('Z2')))).toMatchObject({ drawBiasStrength: 0.3333, drawBiasRaces: 3 });
@@ -101,14 +156,69 @@ describe('checkpoint and restore', () => {
     const { memoryStore } = await import('../support/memory-store.js');
     const { feedOrder, ev } = await import('../support/engine-harness.js');
     const evs = feedOrder([
-      ev.card(card({ r: 'K1', off: '2024-08-01T13:00:00Z', runners: [{ h: 'A', j: 'J', t: 'T', s: 'S', draw: 1 }, { h: 'B', j: 'K', draw: 2 }] })),
-      ev.result(result({ r: 'K1', pub: '2024-08-01T13:05:00Z', runners: [{ h: 'A', pos: 1 }, { h: 'B', pos: 2, bl: 1 }] })),
-      ev.card(card({ r: 'K2', off: '2024-08-03T13:00:00Z', runners: [{ h: 'A', j: 'K', t: 'T', s: 'S' }, { h: 'C', j: 'J' }] })),
-      ev.card(card({ r: 'K3', off: '2024-08-02T13:00:00Z', runners: [{ h: 'B', j: 'J', t: 'T' }, { h: 'D', s: 'S' }] })),
-      ev.result(result({ r: 'K3', pub: '2024-08-02T13:05:00Z', runners: [{ h: 'D', pos: 1 }, { h: 'B', pos: 2, bl: 3 }] })),
-      ev.result(result({ r: 'K2', pub: '2024-08-03T13:05:00Z', runners: [{ h: 'C', pos: 1 }, { h: 'A', pos: 0 }] })),
+      ev.card(
+        card({
+          r: 'K1',
+          off: '2024-08-01T13:00:00Z',
+          runners: [
+            { h: 'A', j: 'J', t: 'T', s: 'S', draw: 1 },
+            { h: 'B', j: 'K', draw: 2 },
+          ],
+        }),
+      ),
+      ev.result(
+        result({
+          r: 'K1',
+          pub: '2024-08-01T13:05:00Z',
+          runners: [
+            { h: 'A', pos: 1 },
+            { h: 'B', pos: 2, bl: 1 },
+          ],
+        }),
+      ),
+      ev.card(
+        card({
+          r: 'K2',
+          off: '2024-08-03T13:00:00Z',
+          runners: [
+            { h: 'A', j: 'K', t: 'T', s: 'S' },
+            { h: 'C', j: 'J' },
+          ],
+        }),
+      ),
+      ev.card(
+        card({
+          r: 'K3',
+          off: '2024-08-02T13:00:00Z',
+          runners: [
+            { h: 'B', j: 'J', t: 'T' },
+            { h: 'D', s: 'S' },
+          ],
+        }),
+      ),
+      ev.result(
+        result({
+          r: 'K3',
+          pub: '2024-08-02T13:05:00Z',
+          runners: [
+            { h: 'D', pos: 1 },
+            { h: 'B', pos: 2, bl: 3 },
+          ],
+        }),
+      ),
+      ev.result(
+        result({
+          r: 'K2',
+          pub: '2024-08-03T13:05:00Z',
+          runners: [
+            { h: 'C', pos: 1 },
+            { h: 'A', pos: 0 },
+          ],
+        }),
+      ),
     ]);
-    const apply = (e: AnalyticsEngine, x: (typeof evs)[number]) => (x.kind === 'card' ? e.applyCard(x.value) : e.applyResult(x.value));
+    const apply = (e: AnalyticsEngine, x: (typeof evs)[number]) =>
+      x.kind === 'card' ? e.applyCard(x.value) : e.applyResult(x.value);
     const collect = (m: Map<string, unknown>, outs: RowOutput[]) => {
       for (const o of outs) {
         if (o.row) m.set(o.key, o.row);

@@ -6,8 +6,22 @@ import { result } from '../support/builders.js';
 import { memoryStore } from '../support/memory-store.js';
 
 const v1 = JSON.stringify({ type: 'record', name: 'T', fields: [{ name: 'a', type: 'int' }] });
-const v2ok = JSON.stringify({ type: 'record', name: 'T', fields: [{ name: 'a', type: 'int' }, { name: 'b', type: 'string', default: 'x' }] });
-const v2bad = JSON.stringify({ type: 'record', name: 'T', fields: [{ name: 'a', type: 'int' }, { name: 'c', type: 'string' }] });
+const v2ok = JSON.stringify({
+  type: 'record',
+  name: 'T',
+  fields: [
+    { name: 'a', type: 'int' },
+    { name: 'b', type: 'string', default: 'x' },
+  ],
+});
+const v2bad = JSON.stringify({
+  type: 'record',
+  name: 'T',
+  fields: [
+    { name: 'a', type: 'int' },
+    { name: 'c', type: 'string' },
+  ],
+});
 
 describe('embedded schema registry', () => {
   it('assigns ids and versions, reuses the id of an identical schema', async () => {
