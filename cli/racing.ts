@@ -114,10 +114,11 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'rebuild': {
-      const f = await withRuntime(config, logger, (rt) => rebuild(rt));
+      const { processor: _, ...f } = await withRuntime(config, logger, (rt) => rebuild(rt));
       process.stdout.write(
         `rebuild: ${f.records} records, ${f.rows} rows in ${f.seconds.toFixed(2)}s = ${Math.round(f.rowsPerSecond)} rows/s\n`,
       );
+      process.stdout.write(`${JSON.stringify(f)}\n`);
       return 0;
     }
     case 'keys': {
