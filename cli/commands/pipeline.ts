@@ -127,7 +127,7 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
 }
 
 /** Drops derived state and outputs (processor state, view, analytics/snapshot/dead-letter topics) and replays. */
-export async function rebuild(rt: Runtime): Promise<ProcessFigures> {
+export async function rebuild(rt: Runtime): Promise<ProcessFigures & { processor: AnalyticsProcessor }> {
   await rt.processorStore.clear();
   await rt.view.clear();
   for (const t of [TOPICS.analytics, TOPICS.courseSnapshots, TOPICS.deadLetter]) await rt.log.truncate(t);
