@@ -12,7 +12,12 @@ import { parseArgs, promisify } from 'node:util';
 
 const run = promisify(execFile);
 const { values } = parseArgs({
-  options: { from: { type: 'string' }, to: { type: 'string' }, seed: { type: 'string', default: '1' }, keep: { type: 'string' } },
+  options: {
+    from: { type: 'string' },
+    to: { type: 'string' },
+    seed: { type: 'string', default: '1' },
+    keep: { type: 'string' },
+  },
 });
 if (!values.from || !values.to) throw new Error('usage: bench:rebuild -- --from YYYY-MM-DD --to YYYY-MM-DD');
 const root = join(import.meta.dirname, '..');
@@ -22,14 +27,31 @@ const cli = [join(root, 'dist', 'cli', 'racing.js')];
 const node = [process.execPath, '--max-semi-space-size=64'];
 
 const g0 = performance.now();
-await run(node[0]!, [...node.slice(1), ...cli, 'generate', '--from', values.from, '--to', values.to, '--seed', values.seed!, '--until', 'all'], { env, maxBuffer: 1 << 26 });
+await run(
+  node[0]!,
+  [
+    ...node.slice(1),
+    ...cli,
+    'generate',
+    '--from',
+    values.from,
+    '--to',
+    values.to,
+    '--seed',
+    values.seed!,
+    '--until',
+    'all',
+  ],
+  { env, maxBuffer: 1 << 26 },
+);
 const generateSeconds = (performance.now() - g0) / 1000;
 
 // /usr/bin/time -v reports the child's peak RSS; fall back to none when it is missing.
 const t0 = performance.now();
-const { stdout, stderr } = await run('/usr/bin/time', ['-v', ...node, ...cli, 'rebuild'], { env, maxBuffer: 1 << 26 }).catch(async () =>
-  run(node[0]!, [...node.slice(1), ...cli, 'rebuild'], { env, maxBuffer: 1 << 26 }),
-);
+const { stdout, stderr } = await run('/usr/bin/time', ['-v', ...node, ...cli, 'rebuild'], {
+  env,
+  maxBuffer: 1 << 26,
+}).catch(async () => run(node[0]!, [...node.slice(1), ...cli, 'rebuild'], { env, maxBuffer: 1 << 26 }));
 const wall = (performance.now() - t0) / 1000;
 const m = /rebuild: (\d+) records, (\d+) rows in ([\d.]+)s/.exec(stdout);
 const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);

@@ -45,4 +45,9 @@ if (seconds === undefined) {
   throw new Error('the service did not answer within 300 s');
 }
 const ready = /ready ([\d.]+)s after start/.exec(stderr)?.[1];
-console.log(JSON.stringify({ secondsToFirstRequest: +seconds.toFixed(1), serviceReportedReadySeconds: ready ? Number(ready) : null }));
+console.log(
+  JSON.stringify({
+    secondsToFirstRequest: +seconds.toFixed(1),
+    serviceReportedReadySeconds: ready ? Number(ready) : null,
+  }),
+);

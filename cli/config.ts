@@ -2,6 +2,8 @@
  * Service configuration, read once from the environment, validated (TypeBox), defaulted explicitly and
  * frozen. Commands receive it; nothing else reads process.env.
  */
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
@@ -12,8 +14,15 @@ const ServiceSchema = Type.Object({
   dataDir: Type.String({ minLength: 1 }),
   mode: Type.Union([Type.Literal('embedded'), Type.Literal('kafka')]),
   partitions: Type.Integer({ minimum: 1, maximum: 256 }),
+  replicationFactor: Type.Integer({ minimum: 1, maximum: 16 }),
   demoYears: Type.Integer({ minimum: 1, maximum: 40 }),
   logLevel: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
+  topicPrefix: Type.String({ pattern: '^[a-zA-Z0-9._-]{0,100}$' }),
+  instanceId: Type.String({ pattern: '^[a-zA-Z0-9._-]{1,100}$' }),
+  kafkaBrokers: Type.Array(Type.String({ pattern: '^[^\\s,:]+:\\d{1,5}$' })),
+  schemaRegistryUrl: Type.Union([Type.Null(), Type.String({ pattern: '^https?://[^\\s]+$' })]),
+  registryHost: Type.String({ minLength: 1 }),
+  registryPort: Type.Integer({ minimum: 0, maximum: 65535 }),
 });
 
 export type ServiceConfig = Readonly<Static<typeof ServiceSchema>> & { readonly api: ApiConfig };
@@ -27,24 +36,71 @@ function int(env: Env, name: string, fallback: number): number {
   return Number(raw);
 }
 
+const NAMES: Record<string, string> = {
+  '/dataDir': 'RACING_DATA_DIR',
+  '/mode': 'RACING_MODE (embedded or kafka)',
+  '/partitions': 'RACING_PARTITIONS (1..256)',
+  '/replicationFactor': 'RACING_REPLICATION_FACTOR (1..16)',
+  '/demoYears': 'RACING_DEMO_YEARS (1..40)',
+  '/logLevel': 'LOG_LEVEL (fatal, error, warn, info, debug, trace or silent)',
+  '/topicPrefix': 'RACING_TOPIC_PREFIX (letters, digits, . _ -)',
+  '/instanceId': 'RACING_INSTANCE_ID (letters, digits, . _ -)',
+  '/schemaRegistryUrl': 'SCHEMA_REGISTRY_URL (http(s)://host:port)',
+  '/registryHost': 'REGISTRY_HOST',
+  '/registryPort': 'REGISTRY_PORT (0..65535)',
+};
+
 /**
- * RACING_DATA_DIR (default ./data), RACING_MODE (embedded), RACING_PARTITIONS (4), RACING_DEMO_YEARS (3),
- * LOG_LEVEL (info), plus the API's HOST, PORT and RATE_LIMIT_PER_MINUTE.
+ * RACING_DATA_DIR (./data), RACING_MODE (embedded), RACING_PARTITIONS (4), RACING_REPLICATION_FACTOR (1),
+ * RACING_DEMO_YEARS (3), LOG_LEVEL (info), RACING_TOPIC_PREFIX (''), RACING_INSTANCE_ID (host name plus
+ * a hash of the data dir: stable across restarts), KAFKA_BROKERS (host:port,...; required in Kafka
+ * mode), SCHEMA_REGISTRY_URL (required in Kafka mode), REGISTRY_HOST (127.0.0.1), REGISTRY_PORT (8081),
+ * plus the API's HOST, PORT and RATE_LIMIT_PER_MINUTE.
  */
 export function serviceConfigFromEnv(env: Env): ServiceConfig {
+  const dataDir = resolve(env['RACING_DATA_DIR']?.trim() || './data');
+  const brokers = (env['KAFKA_BROKERS'] ?? '')
+    .split(',')
+    .map((b) => b.trim())
+    .filter((b) => b !== '');
   const candidate = {
-    dataDir: resolve(env['RACING_DATA_DIR']?.trim() || './data'),
+    dataDir,
     mode: env['RACING_MODE']?.trim() || 'embedded',
     partitions: int(env, 'RACING_PARTITIONS', 4),
+    replicationFactor: int(env, 'RACING_REPLICATION_FACTOR', 1),
     demoYears: int(env, 'RACING_DEMO_YEARS', 3),
     logLevel: env['LOG_LEVEL']?.trim() || 'info',
+    topicPrefix: env['RACING_TOPIC_PREFIX']?.trim() ?? '',
+    instanceId:
+      env['RACING_INSTANCE_ID']?.trim() ||
+      `${hostname().replace(/[^a-zA-Z0-9._-]/g, '-')}-${createHash('sha256').update(dataDir).digest('hex').slice(0, 8)}`,
+    kafkaBrokers: brokers,
+    schemaRegistryUrl: env['SCHEMA_REGISTRY_URL']?.trim() || null,
+    registryHost: env['REGISTRY_HOST']?.trim() || '127.0.0.1',
+    registryPort: int(env, 'REGISTRY_PORT', 8081),
   };
   if (!Value.Check(ServiceSchema, candidate)) {
-    const problems = [...Value.Errors(ServiceSchema, candidate)].map((e) => `${e.path}: ${e.message}`);
-    throw new RacingError('config_invalid', `invalid configuration: ${problems.join('; ')}`);
+    const problems = [...Value.Errors(ServiceSchema, candidate)].map((e) => {
+      const top = `/${e.path.split('/')[1] ?? ''}`;
+      if (top === '/kafkaBrokers')
+        return `KAFKA_BROKERS must be host:port[,host:port...] (got '${env['KAFKA_BROKERS']}')`;
+      return `${NAMES[top] ?? e.path}: ${e.message}`;
+    });
+    throw new RacingError('config_invalid', `invalid configuration: ${[...new Set(problems)].join('; ')}`);
   }
   if (candidate.mode === 'kafka') {
-    throw new RacingError('config_invalid', 'RACING_MODE=kafka is not available in this version; use embedded');
+    if (brokers.length === 0) {
+      throw new RacingError(
+        'config_invalid',
+        'RACING_MODE=kafka needs KAFKA_BROKERS=host:port[,host:port...] (try `npm run kafka:up`)',
+      );
+    }
+    if (candidate.schemaRegistryUrl === null) {
+      throw new RacingError(
+        'config_invalid',
+        "RACING_MODE=kafka needs SCHEMA_REGISTRY_URL (a Confluent-compatible registry; `racing registry` serves the project's own)",
+      );
+    }
   }
   return Object.freeze({ ...(candidate as Static<typeof ServiceSchema>), api: apiConfigFromEnv(env) });
 }

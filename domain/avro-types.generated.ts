@@ -1,5 +1,4 @@
 // Generated from schemas/*.avsc by `npm run gen:types`. Do not edit by hand.
-/* eslint-disable */
 
 /** One runner in one race: features computed only from information published before the race's off. Keyed raceId:horseId on racing.analytics.v1; a tombstone when the runner is withdrawn. */
 export interface AnalyticsRow {

@@ -28,11 +28,7 @@ const PRIMITIVES: Record<string, string> = {
 export const SCHEMA_FILES = ['RaceCard', 'RaceResult', 'Course', 'AnalyticsRow', 'CourseSnapshot'] as const;
 
 export function generateTypes(schemaDir: string): string {
-  const out: string[] = [
-    '// Generated from schemas/*.avsc by `npm run gen:types`. Do not edit by hand.',
-    '/* eslint-disable */',
-    '',
-  ];
+  const out: string[] = ['// Generated from schemas/*.avsc by `npm run gen:types`. Do not edit by hand.', ''];
   const emitted = new Set<string>();
   const files = readdirSync(schemaDir)
     .filter((f) => f.endsWith('.avsc'))

@@ -2,9 +2,10 @@
 import type { AnalyticsRow, Course, CourseSnapshot, RaceCard, RaceResult } from '../domain/avro-types.generated.js';
 import type { SchemaRegistryPort } from './registry-port.js';
 import { AvroSerde, type TopicCodec, loadSchemaText } from './serde.js';
-import { TOPICS } from './topics.js';
+import { TOPICS, type TopicNames } from './topics.js';
 
 export interface Codecs {
+  topics: TopicNames;
   serde: AvroSerde;
   card: TopicCodec<RaceCard>;
   result: TopicCodec<RaceResult>;
@@ -14,14 +15,15 @@ export interface Codecs {
 }
 
 /** Registers every topic value schema (TopicNameStrategy) and returns encoders plus the decoding serde. */
-export async function createCodecs(registry: SchemaRegistryPort): Promise<Codecs> {
+export async function createCodecs(registry: SchemaRegistryPort, topics: TopicNames = TOPICS): Promise<Codecs> {
   const serde = new AvroSerde(registry);
   return {
+    topics,
     serde,
-    card: await serde.codec<RaceCard>(TOPICS.cards, loadSchemaText('RaceCard')),
-    result: await serde.codec<RaceResult>(TOPICS.results, loadSchemaText('RaceResult')),
-    course: await serde.codec<Course>(TOPICS.courses, loadSchemaText('Course')),
-    row: await serde.codec<AnalyticsRow>(TOPICS.analytics, loadSchemaText('AnalyticsRow')),
-    snapshot: await serde.codec<CourseSnapshot>(TOPICS.courseSnapshots, loadSchemaText('CourseSnapshot')),
+    card: await serde.codec<RaceCard>(topics.cards, loadSchemaText('RaceCard')),
+    result: await serde.codec<RaceResult>(topics.results, loadSchemaText('RaceResult')),
+    course: await serde.codec<Course>(topics.courses, loadSchemaText('Course')),
+    row: await serde.codec<AnalyticsRow>(topics.analytics, loadSchemaText('AnalyticsRow')),
+    snapshot: await serde.codec<CourseSnapshot>(topics.courseSnapshots, loadSchemaText('CourseSnapshot')),
   };
 }

@@ -5,7 +5,6 @@
 import type { Course, RaceCard, RaceResult } from '../domain/avro-types.generated.js';
 import type { Codecs } from './codecs.js';
 import type { LogPort, OutRecord } from './log-port.js';
-import { TOPICS } from './topics.js';
 
 export type PublishableEvent =
   | { kind: 'course'; publishedAt: number; value: Course }
@@ -32,9 +31,9 @@ export async function publishEvents(
   let last = 0;
   const flush = async () => {
     // Cards before results so a consumer reading one topic at a time still sees cards first.
-    if (courses.length) await log.produce(TOPICS.courses, courses);
-    if (cards.length) await log.produce(TOPICS.cards, cards);
-    if (results.length) await log.produce(TOPICS.results, results);
+    if (courses.length) await log.produce(codecs.topics.courses, courses);
+    if (cards.length) await log.produce(codecs.topics.cards, cards);
+    if (results.length) await log.produce(codecs.topics.results, results);
     cards = [];
     results = [];
     courses = [];

@@ -1,14 +1,32 @@
 /** Topic names (the contract with downstream consumers) and their specs. */
 import type { TopicSpec } from './log-port.js';
 
-export const TOPICS = {
-  cards: 'racing.cards.v1',
-  results: 'racing.results.v1',
-  courses: 'racing.courses.v1',
-  analytics: 'racing.analytics.v1',
-  courseSnapshots: 'racing.course-snapshots.v1',
-  deadLetter: 'racing.dead-letter.v1',
-} as const;
+export interface TopicNames {
+  cards: string;
+  results: string;
+  courses: string;
+  analytics: string;
+  courseSnapshots: string;
+  deadLetter: string;
+}
+
+/**
+ * The topic names, optionally prefixed (RACING_TOPIC_PREFIX, e.g. for several environments or test
+ * runs on one cluster). Without a prefix they are exactly the contract names.
+ */
+export function topicNames(prefix = ''): TopicNames {
+  return {
+    cards: `${prefix}racing.cards.v1`,
+    results: `${prefix}racing.results.v1`,
+    courses: `${prefix}racing.courses.v1`,
+    analytics: `${prefix}racing.analytics.v1`,
+    courseSnapshots: `${prefix}racing.course-snapshots.v1`,
+    deadLetter: `${prefix}racing.dead-letter.v1`,
+  };
+}
+
+/** The contract names (no prefix). */
+export const TOPICS: TopicNames = topicNames();
 
 export interface TopicSettings {
   /** Partitions of every topic created by the service. */
@@ -19,7 +37,7 @@ export interface TopicSettings {
 
 export const DEFAULT_TOPIC_SETTINGS: TopicSettings = { partitions: 4, compactionLagMs: 24 * 3600_000 };
 
-export function topicSpecs(s: TopicSettings = DEFAULT_TOPIC_SETTINGS): TopicSpec[] {
+export function topicSpecs(names: TopicNames = TOPICS, s: TopicSettings = DEFAULT_TOPIC_SETTINGS): TopicSpec[] {
   const longRetention = { 'cleanup.policy': 'delete', 'retention.ms': '-1' };
   const compact = {
     'cleanup.policy': 'compact',
@@ -27,11 +45,11 @@ export function topicSpecs(s: TopicSettings = DEFAULT_TOPIC_SETTINGS): TopicSpec
     'delete.retention.ms': String(s.compactionLagMs),
   };
   return [
-    { name: TOPICS.cards, partitions: s.partitions, compacted: false, config: longRetention },
-    { name: TOPICS.results, partitions: s.partitions, compacted: false, config: longRetention },
-    { name: TOPICS.courses, partitions: s.partitions, compacted: true, config: compact },
-    { name: TOPICS.analytics, partitions: s.partitions, compacted: true, config: compact },
-    { name: TOPICS.courseSnapshots, partitions: s.partitions, compacted: true, config: compact },
-    { name: TOPICS.deadLetter, partitions: 1, compacted: false, config: longRetention },
+    { name: names.cards, partitions: s.partitions, compacted: false, config: longRetention },
+    { name: names.results, partitions: s.partitions, compacted: false, config: longRetention },
+    { name: names.courses, partitions: s.partitions, compacted: true, config: compact },
+    { name: names.analytics, partitions: s.partitions, compacted: true, config: compact },
+    { name: names.courseSnapshots, partitions: s.partitions, compacted: true, config: compact },
+    { name: names.deadLetter, partitions: 1, compacted: false, config: longRetention },
   ];
 }

@@ -1,6 +1,7 @@
 /** keys and export through the running service's admin endpoint, or straight from the store when none runs. */
 import { createWriteStream } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { pipeline } from 'node:stream/promises';
 import { analyticsNdjson } from '../../api/admin.js';
 import { RacingError } from '../../domain/errors.js';
@@ -66,9 +67,7 @@ export async function revokeKey(t: Target, id: string): Promise<void> {
 export async function exportAnalytics(t: Target, out: string | undefined): Promise<void> {
   const source =
     'service' in t
-      ? Readable.fromWeb(
-          (await call(t.service, 'GET', '/export/analytics')).body as import('node:stream/web').ReadableStream,
-        )
+      ? Readable.fromWeb((await call(t.service, 'GET', '/export/analytics')).body as WebReadableStream)
       : analyticsNdjson(t.rt.view);
   const sink: Writable = out
     ? createWriteStream(out)

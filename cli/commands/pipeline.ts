@@ -2,12 +2,11 @@
 import { generateFeed } from '../../domain/generator/index.js';
 import { addDays, parseDate, todayUtc } from '../../domain/time.js';
 import { RacingError } from '../../domain/errors.js';
-import { ANALYTICS_GROUP, AnalyticsProcessor } from '../../streams/processors/analytics-processor.js';
+import { AnalyticsProcessor } from '../../streams/processors/analytics-processor.js';
 import { runViewMaterializer } from '../../streams/processors/view-materializer.js';
 import { publishEvents } from '../../streams/publisher.js';
-import { TOPICS } from '../../streams/topics.js';
 import { progress } from '../progress.js';
-import { type Runtime, VIEW_GROUP } from '../runtime.js';
+import type { Runtime } from '../runtime.js';
 
 export interface GenerateArgs {
   from: string;
@@ -76,9 +75,11 @@ export interface ProcessFigures {
  * and the processor, which `serve` keeps running.
  */
 export async function processAll(rt: Runtime): Promise<ProcessFigures & { processor: AnalyticsProcessor }> {
-  const ends = await Promise.all([TOPICS.cards, TOPICS.results, TOPICS.courses].map((t) => rt.log.endOffsets(t)));
+  const ends = await Promise.all(
+    [rt.topics.cards, rt.topics.results, rt.topics.courses].map((t) => rt.log.endOffsets(t)),
+  );
   const committed = await Promise.all(
-    [TOPICS.cards, TOPICS.results, TOPICS.courses].map((t) => rt.log.committed(ANALYTICS_GROUP, t)),
+    [rt.topics.cards, rt.topics.results, rt.topics.courses].map((t) => rt.log.committed(rt.groups.analytics, t)),
   );
   const total = ends.flat().reduce((a, b) => a + b, 0) - committed.flat().reduce((a, b) => a + b, 0);
   const started = performance.now();
@@ -87,16 +88,17 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
     codecs: rt.codecs,
     store: rt.processorStore,
     logger: rt.logger,
+    group: rt.groups.analytics,
   });
   const bar = progress('process', Math.max(total, 0), 'records');
   const following = new AbortController();
   const view = (untilCaughtUp: boolean, signal?: AbortSignal) =>
     runViewMaterializer({
       log: rt.log,
-      serde: rt.codecs.serde,
+      codecs: rt.codecs,
       view: rt.view,
       logger: rt.logger,
-      group: VIEW_GROUP,
+      group: rt.groups.view,
       untilCaughtUp,
       ...(signal ? { signal } : {}),
     });
@@ -130,14 +132,14 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
 export async function rebuild(rt: Runtime): Promise<ProcessFigures & { processor: AnalyticsProcessor }> {
   await rt.processorStore.clear();
   await rt.view.clear();
-  for (const t of [TOPICS.analytics, TOPICS.courseSnapshots, TOPICS.deadLetter]) await rt.log.truncate(t);
-  await rt.log.resetGroup(ANALYTICS_GROUP, [TOPICS.cards, TOPICS.results, TOPICS.courses]);
-  await rt.log.resetGroup(VIEW_GROUP, [TOPICS.cards, TOPICS.results, TOPICS.analytics]);
+  for (const t of [rt.topics.analytics, rt.topics.courseSnapshots, rt.topics.deadLetter]) await rt.log.truncate(t);
+  await rt.log.resetGroup(rt.groups.analytics, [rt.topics.cards, rt.topics.results, rt.topics.courses]);
+  await rt.log.resetGroup(rt.groups.view, [rt.topics.cards, rt.topics.results, rt.topics.analytics]);
   return processAll(rt);
 }
 
 /** True when nothing was ever published to the input topics. */
 export async function inputIsEmpty(rt: Runtime): Promise<boolean> {
-  const ends = await rt.log.endOffsets(TOPICS.cards);
+  const ends = await rt.log.endOffsets(rt.topics.cards);
   return ends.every((e) => e === 0);
 }

@@ -5,7 +5,7 @@ import { startServer } from '../../api/server.js';
 import type { AnalyticsProcessor } from '../../streams/processors/analytics-processor.js';
 import { runViewMaterializer } from '../../streams/processors/view-materializer.js';
 import { removeServiceFile, writeServiceFile } from '../service-file.js';
-import { type Runtime, VIEW_GROUP } from '../runtime.js';
+import type { Runtime } from '../runtime.js';
 
 /**
  * Serves the API until SIGINT/SIGTERM. The processor and the view keep tailing the log so events
@@ -28,10 +28,10 @@ export async function serve(rt: Runtime, processor: AnalyticsProcessor, onStop: 
     processor.run({ untilCaughtUp: false, signal: abort.signal }),
     runViewMaterializer({
       log: rt.log,
-      serde: rt.codecs.serde,
+      codecs: rt.codecs,
       view: rt.view,
       logger: rt.logger,
-      group: VIEW_GROUP,
+      group: rt.groups.view,
       untilCaughtUp: false,
       signal: abort.signal,
     }),

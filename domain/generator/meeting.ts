@@ -354,13 +354,11 @@ function runRaceOf(ctx: MeetingContext, i: number, plan: RacePlan): void {
   const starters = runners.filter((r) => !r.nonRunner);
   const outcome = runRace(
     rng,
-    starters.map(
-      (r): Starter => ({
-        horseId: r.horse.id,
-        expected: expectedPerformance(plan, r, runners.length, wet, course.drawBias, m.day, d.year),
-        frailty: r.horse.frailty,
-      }),
-    ),
+    starters.map((r): Starter => ({
+      horseId: r.horse.id,
+      expected: expectedPerformance(plan, r, runners.length, wet, course.drawBias, m.day, d.year),
+      frailty: r.horse.frailty,
+    })),
     plan.discipline,
     plan.yards,
   );

@@ -7,13 +7,11 @@ import type { Logger } from '../../domain/logger.js';
 import type { BatchOp, StorePort } from '../../state/store-port.js';
 import type { Codecs } from '../codecs.js';
 import type { LogPort, OutRecord, StartOffsets } from '../log-port.js';
-import { TOPICS } from '../topics.js';
 import { AnalyticsEngine } from './analytics-engine.js';
 import { EngineState } from './engine-state.js';
 import { decodeInputs } from './input-decoder.js';
 
 export const ANALYTICS_GROUP = 'racing-analytics';
-const INPUTS = [TOPICS.courses, TOPICS.cards, TOPICS.results] as const;
 
 export interface ProcessorStats {
   records: number;
@@ -32,6 +30,7 @@ export class AnalyticsProcessor {
     private readonly engine: AnalyticsEngine,
     private readonly positions: Map<string, number>,
     private readonly logger: Logger,
+    private readonly group: string,
   ) {}
 
   /** Loads the processor's checkpoint (state and input positions) from its store. */
@@ -40,6 +39,8 @@ export class AnalyticsProcessor {
     codecs: Codecs;
     store: StorePort;
     logger: Logger;
+    /** consumer group of this processor instance (default racing-analytics) */
+    group?: string;
   }): Promise<AnalyticsProcessor> {
     const engineStore = deps.store.sub('e/');
     const state = await EngineState.load(engineStore);
@@ -52,6 +53,7 @@ export class AnalyticsProcessor {
       AnalyticsEngine.restore(state),
       positions,
       deps.logger.child({ component: 'analytics-processor' }),
+      deps.group ?? ANALYTICS_GROUP,
     );
   }
 
@@ -78,15 +80,15 @@ export class AnalyticsProcessor {
     let lastCheckpoint = performance.now();
     await this.log.consume(
       {
-        group: ANALYTICS_GROUP,
-        topics: INPUTS,
+        group: this.group,
+        topics: [this.codecs.topics.courses, this.codecs.topics.cards, this.codecs.topics.results],
         untilCaughtUp: options.untilCaughtUp,
         maxBatchRecords: 20_000,
         ...(options.signal ? { signal: options.signal } : {}),
         startOffsets: async (): Promise<StartOffsets> => this.positions,
       },
       async (batch) => {
-        const { events, deadLetters } = await decodeInputs(this.codecs.serde, batch.records);
+        const { events, deadLetters } = await decodeInputs(this.codecs, batch.records);
         for (const e of events) {
           if (e.kind === 'card') this.engine.applyCard(e.value);
           else if (e.kind === 'result') this.engine.applyResult(e.value);
@@ -99,13 +101,13 @@ export class AnalyticsProcessor {
           else this.stats.tombstones++;
         }
         if (deadLetters.length > 0) {
-          await this.log.produce(TOPICS.deadLetter, deadLetters);
+          await this.log.produce(this.codecs.topics.deadLetter, deadLetters);
           this.logger.warn(
             { count: deadLetters.length, first: deadLetters[0]?.headers },
             'input records sent to the dead-letter topic',
           );
         }
-        if (rows.length > 0) await this.log.produce(TOPICS.analytics, rows);
+        if (rows.length > 0) await this.log.produce(this.codecs.topics.analytics, rows);
         for (const r of batch.records) this.positions.set(`${r.topic}:${r.partition}`, r.offset + 1);
         if (performance.now() - lastCheckpoint >= interval) {
           await this.checkpoint();

@@ -6,36 +6,34 @@ import type { Course, RaceCard, RaceResult } from '../../domain/avro-types.gener
 import { isRacingError } from '../../domain/errors.js';
 import { validateCard, validateCourse, validateResult } from '../../domain/validate.js';
 import type { LogRecord, OutRecord } from '../log-port.js';
-import type { AvroSerde } from '../serde.js';
-import { TOPICS } from '../topics.js';
+import type { Codecs } from '../codecs.js';
 
 export type InputEvent =
-  | { kind: 'card'; value: RaceCard }
-  | { kind: 'result'; value: RaceResult }
-  | { kind: 'course'; value: Course };
+  { kind: 'card'; value: RaceCard } | { kind: 'result'; value: RaceResult } | { kind: 'course'; value: Course };
 
 export interface Decoded {
   events: InputEvent[];
   deadLetters: OutRecord[];
 }
 
-export async function decodeInputs(serde: AvroSerde, records: readonly LogRecord[]): Promise<Decoded> {
+export async function decodeInputs(codecs: Codecs, records: readonly LogRecord[]): Promise<Decoded> {
+  const { serde, topics } = codecs;
   const events: InputEvent[] = [];
   const deadLetters: OutRecord[] = [];
   for (const rec of records) {
     if (rec.value === null) continue; // tombstones on the compacted course topic carry no event
     try {
-      if (rec.topic === TOPICS.cards) {
+      if (rec.topic === topics.cards) {
         const value = await serde.decode<RaceCard>(rec.topic, rec.value);
         const errors = validateCard(value);
         if (errors.length > 0) deadLetters.push(deadLetter(rec, 'validation_failed', errors.join('; ')));
         else events.push({ kind: 'card', value });
-      } else if (rec.topic === TOPICS.results) {
+      } else if (rec.topic === topics.results) {
         const value = await serde.decode<RaceResult>(rec.topic, rec.value);
         const errors = validateResult(value);
         if (errors.length > 0) deadLetters.push(deadLetter(rec, 'validation_failed', errors.join('; ')));
         else events.push({ kind: 'result', value });
-      } else if (rec.topic === TOPICS.courses) {
+      } else if (rec.topic === topics.courses) {
         const value = await serde.decode<Course>(rec.topic, rec.value);
         const errors = validateCourse(value);
         if (errors.length > 0) deadLetters.push(deadLetter(rec, 'validation_failed', errors.join('; ')));

@@ -9,8 +9,7 @@ import type { Logger } from '../../domain/logger.js';
 import { validateCard, validateResult } from '../../domain/validate.js';
 import type { LevelReadModel } from '../../state/read-model/level-read-model.js';
 import type { LogPort } from '../log-port.js';
-import type { AvroSerde } from '../serde.js';
-import { TOPICS } from '../topics.js';
+import type { Codecs } from '../codecs.js';
 
 type ViewEvent =
   | { kind: 'card'; value: RaceCard }
@@ -19,7 +18,7 @@ type ViewEvent =
 
 export async function runViewMaterializer(deps: {
   log: LogPort;
-  serde: AvroSerde;
+  codecs: Codecs;
   view: LevelReadModel;
   logger: Logger;
   group: string;
@@ -27,11 +26,12 @@ export async function runViewMaterializer(deps: {
   signal?: AbortSignal;
 }): Promise<{ skipped: number }> {
   const logger = deps.logger.child({ component: 'view-materializer' });
+  const { serde, topics } = deps.codecs;
   let skipped = 0;
   await deps.log.consume(
     {
       group: deps.group,
-      topics: [TOPICS.cards, TOPICS.results, TOPICS.analytics],
+      topics: [topics.cards, topics.results, topics.analytics],
       untilCaughtUp: deps.untilCaughtUp,
       maxBatchRecords: 20_000,
       ...(deps.signal ? { signal: deps.signal } : {}),
@@ -40,15 +40,15 @@ export async function runViewMaterializer(deps: {
       const events: ViewEvent[] = [];
       for (const r of batch.records) {
         try {
-          if (r.topic === TOPICS.analytics) {
+          if (r.topic === topics.analytics) {
             events.push({ kind: 'row', key: r.key, value: r.value });
           } else if (r.value) {
-            if (r.topic === TOPICS.cards) {
-              const value = await deps.serde.decode<RaceCard>(r.topic, r.value);
+            if (r.topic === topics.cards) {
+              const value = await serde.decode<RaceCard>(r.topic, r.value);
               if (validateCard(value).length === 0) events.push({ kind: 'card', value });
               else skipped++;
             } else {
-              const value = await deps.serde.decode<RaceResult>(r.topic, r.value);
+              const value = await serde.decode<RaceResult>(r.topic, r.value);
               if (validateResult(value).length === 0) events.push({ kind: 'result', value });
               else skipped++;
             }
