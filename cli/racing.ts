@@ -9,6 +9,7 @@ import { createLogger, type Logger } from '../domain/logger.js';
 import { type ServiceConfig, serviceConfigFromEnv } from './config.js';
 import { createKey, exportAnalytics, listKeys, revokeKey, type Target } from './commands/admin-client.js';
 import { checkDateArg, demoRange, generate, inputIsEmpty, processAll, rebuild } from './commands/pipeline.js';
+import { importResults } from './commands/import.js';
 import { serve } from './commands/serve.js';
 import { openRuntime, type Runtime } from './runtime.js';
 import { runningService } from './service-file.js';
@@ -25,6 +26,9 @@ const USAGE = `usage: racing <command> [options]
   keys create --name NAME [--json]
   keys revoke KEY_ID
   keys list [--json]
+  import results-csv FILE... [--official-rating result|card-when-present] [--fix-morning-offs]
+                                 [--extended-flat-races] [--report FILE]
+                                 publish real monthly results files (see docs/importer.md)
   export analytics [--out FILE]  every current row as NDJSON sorted by raceId then horseId
 
 environment: RACING_DATA_DIR (./data), HOST (127.0.0.1), PORT (3000), RACING_PARTITIONS (4),
@@ -153,6 +157,49 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       }
       throw new RacingError('validation_failed', 'keys needs one of: create, revoke, list');
+    }
+    case 'import': {
+      const [what, ...args] = rest;
+      if (what !== 'results-csv') throw new RacingError('validation_failed', 'import needs: results-csv FILE...');
+      const { values, positionals } = parseArgs({
+        args,
+        allowPositionals: true,
+        options: {
+          'official-rating': { type: 'string' },
+          'fix-morning-offs': { type: 'boolean', default: false },
+          'extended-flat-races': { type: 'boolean', default: false },
+          report: { type: 'string' },
+        },
+      });
+      const rating = values['official-rating'];
+      if (rating !== undefined && rating !== 'result' && rating !== 'card-when-present') {
+        throw new RacingError('validation_failed', '--official-rating must be result or card-when-present');
+      }
+      const f = await withRuntime(config, logger, (rt) =>
+        importResults(rt, {
+          files: positionals,
+          ...(rating ? { officialRating: rating } : {}),
+          fixMorningOffs: values['fix-morning-offs'] ?? false,
+          extendedFlatRaces: values['extended-flat-races'] ?? false,
+          ...(values.report ? { reportFile: values.report } : {}),
+        }),
+      );
+      const r = f.report;
+      process.stdout.write(
+        `import: ${r.files} files, ${r.rows} rows, ${r.races} races, ${r.runners} runners, ` +
+          `${r.duplicateRowsDropped} duplicate rows dropped, ${r.rejectedRows} rows rejected\n`,
+      );
+      for (const [reason, n] of Object.entries(r.rejectedByReason)) process.stdout.write(`  rejected ${reason}: ${n}\n`);
+      for (const issue of r.issues.slice(0, 20)) {
+        process.stdout.write(`  ${issue.file}:${issue.line}: ${issue.reason}${issue.detail ? ` (${issue.detail})` : ''}\n`);
+      }
+      if (r.issues.length > 20) process.stdout.write(`  ... ${r.issues.length - 20} more (--report FILE writes them all)\n`);
+      process.stdout.write(
+        `published ${f.published.courses} courses, ${f.published.cards} cards, ${f.published.results} results; ` +
+          `${f.alreadyPublished} events already published; ${f.changedCards} changed cards as new versions; ` +
+          `${f.changedResultsSkipped} changed results skipped (${f.seconds.toFixed(1)}s)\n`,
+      );
+      return 0;
     }
     case 'export': {
       const [what, ...args] = rest;
