@@ -189,11 +189,15 @@ export async function main(argv: string[]): Promise<number> {
         `import: ${r.files} files, ${r.rows} rows, ${r.races} races, ${r.runners} runners, ` +
           `${r.duplicateRowsDropped} duplicate rows dropped, ${r.rejectedRows} rows rejected\n`,
       );
-      for (const [reason, n] of Object.entries(r.rejectedByReason)) process.stdout.write(`  rejected ${reason}: ${n}\n`);
+      for (const [reason, n] of Object.entries(r.rejectedByReason))
+        process.stdout.write(`  rejected ${reason}: ${n}\n`);
       for (const issue of r.issues.slice(0, 20)) {
-        process.stdout.write(`  ${issue.file}:${issue.line}: ${issue.reason}${issue.detail ? ` (${issue.detail})` : ''}\n`);
+        process.stdout.write(
+          `  ${issue.file}:${issue.line}: ${issue.reason}${issue.detail ? ` (${issue.detail})` : ''}\n`,
+        );
       }
-      if (r.issues.length > 20) process.stdout.write(`  ... ${r.issues.length - 20} more (--report FILE writes them all)\n`);
+      if (r.issues.length > 20)
+        process.stdout.write(`  ... ${r.issues.length - 20} more (--report FILE writes them all)\n`);
       process.stdout.write(
         `published ${f.published.courses} courses, ${f.published.cards} cards, ${f.published.results} results; ` +
           `${f.alreadyPublished} events already published; ${f.changedCards} changed cards as new versions; ` +
