@@ -23,6 +23,7 @@ const ServiceSchema = Type.Object({
   schemaRegistryUrl: Type.Union([Type.Null(), Type.String({ pattern: '^https?://[^\\s]+$' })]),
   registryHost: Type.String({ minLength: 1 }),
   registryPort: Type.Integer({ minimum: 0, maximum: 65535 }),
+  checkpointIntervalMs: Type.Integer({ minimum: 10, maximum: 3_600_000 }),
 });
 
 export type ServiceConfig = Readonly<Static<typeof ServiceSchema>> & { readonly api: ApiConfig };
@@ -48,6 +49,7 @@ const NAMES: Record<string, string> = {
   '/schemaRegistryUrl': 'SCHEMA_REGISTRY_URL (http(s)://host:port)',
   '/registryHost': 'REGISTRY_HOST',
   '/registryPort': 'REGISTRY_PORT (0..65535)',
+  '/checkpointIntervalMs': 'RACING_CHECKPOINT_MS (10..3600000)',
 };
 
 /**
@@ -78,6 +80,7 @@ export function serviceConfigFromEnv(env: Env): ServiceConfig {
     schemaRegistryUrl: env['SCHEMA_REGISTRY_URL']?.trim() || null,
     registryHost: env['REGISTRY_HOST']?.trim() || '127.0.0.1',
     registryPort: int(env, 'REGISTRY_PORT', 8081),
+    checkpointIntervalMs: int(env, 'RACING_CHECKPOINT_MS', 5000),
   };
   if (!Value.Check(ServiceSchema, candidate)) {
     const problems = [...Value.Errors(ServiceSchema, candidate)].map((e) => {

@@ -104,7 +104,11 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
     });
   const follower = view(false, following.signal);
   try {
-    await processor.run({ untilCaughtUp: true, onBatch: (s) => bar.update(s.records, `${s.rowsEmitted} rows`) });
+    await processor.run({
+      untilCaughtUp: true,
+      checkpointIntervalMs: rt.config.checkpointIntervalMs,
+      onBatch: (s) => bar.update(s.records, `${s.rowsEmitted} rows`),
+    });
   } finally {
     following.abort();
     await follower;
@@ -129,13 +133,26 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
 }
 
 /** Drops derived state and outputs (processor state, view, analytics/snapshot/dead-letter topics) and replays. */
-export async function rebuild(rt: Runtime): Promise<ProcessFigures & { processor: AnalyticsProcessor }> {
-  await rt.processorStore.clear();
-  await rt.view.clear();
-  for (const t of [rt.topics.analytics, rt.topics.courseSnapshots, rt.topics.deadLetter]) await rt.log.truncate(t);
-  await rt.log.resetGroup(rt.groups.analytics, [rt.topics.cards, rt.topics.results, rt.topics.courses]);
-  await rt.log.resetGroup(rt.groups.view, [rt.topics.cards, rt.topics.results, rt.topics.analytics]);
-  return processAll(rt);
+export async function rebuild(
+  rt: Runtime,
+): Promise<ProcessFigures & { processor: AnalyticsProcessor; resumed: boolean }> {
+  // A rebuild that was interrupted (kill -9, power loss) resumes from the processor's last checkpoint
+  // instead of starting from zero: the marker is written after the reset and removed at the end.
+  const MARKER = 'rebuild-in-progress';
+  const resumed = (await rt.store.get(MARKER)) !== undefined;
+  if (!resumed) {
+    await rt.processorStore.clear();
+    await rt.view.clear();
+    for (const t of [rt.topics.analytics, rt.topics.courseSnapshots, rt.topics.deadLetter]) await rt.log.truncate(t);
+    await rt.log.resetGroup(rt.groups.analytics, [rt.topics.cards, rt.topics.results, rt.topics.courses]);
+    await rt.log.resetGroup(rt.groups.view, [rt.topics.cards, rt.topics.results, rt.topics.analytics]);
+    await rt.store.put(MARKER, Buffer.from(new Date().toISOString()));
+  } else {
+    process.stderr.write('resuming an interrupted rebuild from its last checkpoint\n');
+  }
+  const figures = await processAll(rt);
+  await rt.store.del(MARKER);
+  return { ...figures, resumed };
 }
 
 /** True when nothing was ever published to the input topics. */

@@ -25,7 +25,7 @@ export async function serve(rt: Runtime, processor: AnalyticsProcessor, onStop: 
 
   const abort = new AbortController();
   const tails = [
-    processor.run({ untilCaughtUp: false, signal: abort.signal }),
+    processor.run({ untilCaughtUp: false, signal: abort.signal, checkpointIntervalMs: rt.config.checkpointIntervalMs }),
     runViewMaterializer({
       log: rt.log,
       codecs: rt.codecs,
