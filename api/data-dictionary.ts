@@ -295,7 +295,7 @@ const FIELDS: Record<keyof AnalyticsRow, FieldText> = {
     origin: 'extension',
     unit: 'races',
     definition: "Races with a draw (and at least 6 runners) that the snapshot's draw rates rest on.",
-    missing: '0 when there is no snapshot',
+    missing: '0 when there is no snapshot or the runner has no draw (drawBiasStrength is 0 then too)',
   },
   distanceDifferenceY: {
     origin: 'confirmed',

@@ -1,10 +1,11 @@
 /**
- * Rebuild benchmark: generates the given range into a fresh data dir (all events, as a complete
- * history), then times `racing rebuild` in a child process and prints races, rows, wall time, rows/s
- * and the child's peak RSS.
- *   npm run bench:rebuild -- --from 2023-11-22 --to 2026-11-24 [--keep DIR]
+ * Rebuild benchmark: generates the given range (all events, a complete history) and times
+ * `racing rebuild` in a child process: races, rows, wall time, rows/s and the child's peak RSS.
+ * `--modes embedded,kafka` measures both in the same run: Kafka mode on a real broker started for the
+ * run (scripts/kafka/kafka.mjs) with the project's registry (`racing registry`).
+ *   npm run bench:rebuild -- --from 2023-11-22 --to 2026-11-24 [--modes embedded,kafka] [--seed N]
  */
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,59 +17,116 @@ const { values } = parseArgs({
     from: { type: 'string' },
     to: { type: 'string' },
     seed: { type: 'string', default: '1' },
-    keep: { type: 'string' },
+    modes: { type: 'string', default: 'embedded' },
+    partitions: { type: 'string', default: '4' },
   },
 });
 if (!values.from || !values.to) throw new Error('usage: bench:rebuild -- --from YYYY-MM-DD --to YYYY-MM-DD');
 const root = join(import.meta.dirname, '..');
-const dataDir = values.keep ?? mkdtempSync(join(tmpdir(), 'racing-bench-'));
-const env = { ...process.env, RACING_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
-const cli = [join(root, 'dist', 'cli', 'racing.js')];
+const cli = join(root, 'dist', 'cli', 'racing.js');
 const node = [process.execPath, '--max-semi-space-size=64'];
 
-const g0 = performance.now();
-await run(
-  node[0]!,
-  [
-    ...node.slice(1),
-    ...cli,
-    'generate',
-    '--from',
-    values.from,
-    '--to',
-    values.to,
-    '--seed',
-    values.seed!,
-    '--until',
-    'all',
-  ],
-  { env, maxBuffer: 1 << 26 },
-);
-const generateSeconds = (performance.now() - g0) / 1000;
+async function measure(mode: string, extraEnv: Record<string, string>) {
+  const dataDir = mkdtempSync(join(tmpdir(), `racing-bench-${mode}-`));
+  const env = {
+    ...process.env,
+    RACING_DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    RACING_PARTITIONS: values.partitions!,
+    ...extraEnv,
+  };
+  try {
+    const g0 = performance.now();
+    await run(
+      node[0]!,
+      [
+        ...node.slice(1),
+        cli,
+        'generate',
+        '--from',
+        values.from!,
+        '--to',
+        values.to!,
+        '--seed',
+        values.seed!,
+        '--until',
+        'all',
+      ],
+      {
+        env,
+        maxBuffer: 1 << 26,
+      },
+    );
+    const generateSeconds = (performance.now() - g0) / 1000;
+    const t0 = performance.now();
+    const args = ['rebuild', ...(mode === 'kafka' ? ['--yes'] : [])];
+    const { stdout, stderr } = await run('/usr/bin/time', ['-v', ...node, cli, ...args], { env, maxBuffer: 1 << 26 });
+    const wall = (performance.now() - t0) / 1000;
+    const f = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+      races: number;
+      records: number;
+      rows: number;
+      seconds: number;
+    };
+    const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
+    return {
+      mode,
+      from: values.from,
+      to: values.to,
+      generateSeconds: +generateSeconds.toFixed(1),
+      races: f.races,
+      inputRecords: f.records,
+      rows: f.rows,
+      processSeconds: +f.seconds.toFixed(1),
+      wallSeconds: +wall.toFixed(1),
+      rowsPerSecond: Math.round(f.rows / f.seconds),
+      rowsPerSecondWall: Math.round(f.rows / wall),
+      peakRssMb: rss ? Math.round(Number(rss[1]) / 1024) : null,
+    };
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
 
-// /usr/bin/time -v reports the child's peak RSS; fall back to none when it is missing.
-const t0 = performance.now();
-const { stdout, stderr } = await run('/usr/bin/time', ['-v', ...node, ...cli, 'rebuild'], {
-  env,
-  maxBuffer: 1 << 26,
-}).catch(async () => run(node[0]!, [...node.slice(1), ...cli, 'rebuild'], { env, maxBuffer: 1 << 26 }));
-const wall = (performance.now() - t0) / 1000;
-const m = /rebuild: (\d+) records, (\d+) rows in ([\d.]+)s/.exec(stdout);
-const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
-const races = /"races":(\d+)/.exec(stdout);
-console.log(
-  JSON.stringify({
-    from: values.from,
-    to: values.to,
-    generateSeconds: +generateSeconds.toFixed(1),
-    records: m ? Number(m[1]) : null,
-    races: races ? Number(races[1]) : null,
-    rows: m ? Number(m[2]) : null,
-    processSeconds: m ? Number(m[3]) : null,
-    wallSeconds: +wall.toFixed(1),
-    rowsPerSecond: m ? Math.round(Number(m[2]) / Number(m[3])) : null,
-    rowsPerSecondWall: m ? Math.round(Number(m[2]) / wall) : null,
-    peakRssMb: rss ? Math.round(Number(rss[1]) / 1024) : null,
-  }),
-);
-if (!values.keep) rmSync(dataDir, { recursive: true, force: true });
+const modes = values.modes!.split(',').map((m) => m.trim());
+let kafka: { stop(): Promise<void>; brokers: string } | undefined;
+let registry: ChildProcess | undefined;
+try {
+  for (const mode of modes) {
+    if (mode === 'embedded') {
+      console.log(JSON.stringify(await measure('embedded', {})));
+    } else if (mode === 'kafka') {
+      const { startKafka } = (await import(join(root, 'scripts', 'kafka', 'kafka.mjs'))) as {
+        startKafka: () => Promise<{ stop(): Promise<void>; brokers: string }>;
+      };
+      kafka = await startKafka();
+      const port = String(18000 + Math.floor(Math.random() * 2000));
+      registry = spawn(process.execPath, [cli, 'registry'], {
+        env: { ...process.env, KAFKA_BROKERS: kafka.brokers, REGISTRY_PORT: port, LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      await new Promise<void>((resolve, reject) => {
+        let err = '';
+        registry!.stderr!.on('data', (b: Buffer) => {
+          err += b.toString();
+          if (err.includes('schema registry on')) resolve();
+        });
+        registry!.once('exit', (code) => reject(new Error(`registry exited ${code}: ${err}`)));
+      });
+      console.log(
+        JSON.stringify(
+          await measure('kafka', {
+            RACING_MODE: 'kafka',
+            KAFKA_BROKERS: kafka.brokers,
+            SCHEMA_REGISTRY_URL: `http://127.0.0.1:${port}`,
+          }),
+        ),
+      );
+    } else {
+      throw new Error(`unknown mode ${mode}`);
+    }
+  }
+} finally {
+  registry?.kill('SIGTERM');
+  await kafka?.stop();
+}

@@ -8,8 +8,17 @@ import { isRacingError, RacingError } from '../domain/errors.js';
 import { createLogger, type Logger } from '../domain/logger.js';
 import { type ServiceConfig, serviceConfigFromEnv } from './config.js';
 import { createKey, exportAnalytics, listKeys, revokeKey, type Target } from './commands/admin-client.js';
-import { checkDateArg, demoRange, generate, inputIsEmpty, processAll, rebuild } from './commands/pipeline.js';
+import {
+  checkDateArg,
+  demoRange,
+  generate,
+  generatedSummary,
+  inputIsEmpty,
+  processAll,
+  rebuild,
+} from './commands/pipeline.js';
 import { importResults } from './commands/import.js';
+import { serveRegistry } from './commands/registry.js';
 import { serve } from './commands/serve.js';
 import { openRuntime, type Runtime } from './runtime.js';
 import { runningService } from './service-file.js';
@@ -17,12 +26,16 @@ import { runningService } from './service-file.js';
 const USAGE = `usage: racing <command> [options]
 
   start                          generate a demo history on an empty data dir, process it and serve the API
-  generate --from D --to D [--seed N] [--until ISO|all]
+  generate --from D --to D [--seed N] [--until ISO|all] [--summary | --summary-only]
                                  publish generated cards, card updates and results (dates YYYY-MM-DD)
-                                 published up to now (or --until; 'all' publishes future results too)
+                                 published up to now (or --until; 'all' publishes future results too);
+                                 --summary prints what was produced (races per year, fields, populations)
   process                        run the processors until caught up
   serve                          serve the API (and keep processing new events)
   rebuild [--yes]                drop derived state and outputs, replay from the start
+                                 (Kafka mode: --yes required; stop other instances first)
+  registry                       serve the Confluent-compatible schema registry (Kafka mode;
+                                 REGISTRY_HOST, REGISTRY_PORT, schemas in the _schemas topic)
   keys create --name NAME [--json]
   keys revoke KEY_ID
   keys list [--json]
@@ -32,7 +45,9 @@ const USAGE = `usage: racing <command> [options]
   export analytics [--out FILE]  every current row as NDJSON sorted by raceId then horseId
 
 environment: RACING_DATA_DIR (./data), HOST (127.0.0.1), PORT (3000), RACING_PARTITIONS (4),
-             RACING_DEMO_YEARS (3), RATE_LIMIT_PER_MINUTE (600), LOG_LEVEL (info)`;
+             RACING_DEMO_YEARS (3), RATE_LIMIT_PER_MINUTE (600), LOG_LEVEL (info),
+             RACING_MODE (embedded | kafka), KAFKA_BROKERS, SCHEMA_REGISTRY_URL, RACING_TOPIC_PREFIX,
+             RACING_INSTANCE_ID, RACING_REPLICATION_FACTOR, RACING_CHECKPOINT_MS (5000)`;
 
 async function withRuntime<T>(config: ServiceConfig, logger: Logger, f: (rt: Runtime) => Promise<T>): Promise<T> {
   const rt = await openRuntime(config, logger);
@@ -77,6 +92,11 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`serving on ${url} (ready ${((performance.now() - t0) / 1000).toFixed(1)}s after start)\n`);
       return -1; // keep running
     }
+    case 'registry': {
+      const url = await serveRegistry(config, logger);
+      process.stderr.write(`schema registry on ${url}\n`);
+      return -1;
+    }
     case 'serve': {
       const rt = await openRuntime(config, logger);
       const { processor } = await processAll(rt);
@@ -92,6 +112,8 @@ export async function main(argv: string[]): Promise<number> {
           to: { type: 'string' },
           seed: { type: 'string' },
           until: { type: 'string' },
+          summary: { type: 'boolean', default: false },
+          'summary-only': { type: 'boolean', default: false },
         },
       });
       const from = checkDateArg('from', values.from);
@@ -107,9 +129,9 @@ export async function main(argv: string[]): Promise<number> {
         if (Number.isNaN(until))
           throw new RacingError('validation_failed', '--until must be an ISO 8601 instant or "all"');
       }
-      await withRuntime(config, logger, (rt) =>
-        generate(rt, { from, to, seed, ...(until === undefined ? {} : { until }) }),
-      );
+      const args = { from, to, seed, ...(until === undefined ? {} : { until }) };
+      if (!values['summary-only']) await withRuntime(config, logger, (rt) => generate(rt, args));
+      if (values.summary || values['summary-only']) process.stdout.write(`${generatedSummary(args)}\n`);
       return 0;
     }
     case 'process': {
@@ -118,6 +140,14 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'rebuild': {
+      const { values } = parseArgs({ args: rest, options: { yes: { type: 'boolean', default: false } } });
+      if (config.mode === 'kafka' && !values.yes) {
+        throw new RacingError(
+          'validation_failed',
+          "rebuild in Kafka mode deletes the records of the derived topics and resets this instance's consumer groups; " +
+            'stop the other instances and run `racing rebuild --yes`',
+        );
+      }
       const { processor: _, ...f } = await withRuntime(config, logger, (rt) => rebuild(rt));
       process.stdout.write(
         `rebuild: ${f.records} records, ${f.rows} rows in ${f.seconds.toFixed(2)}s = ${Math.round(f.rowsPerSecond)} rows/s\n`,

@@ -8,7 +8,6 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { KeyStore } from '../api/keys.js';
 import type { AnalyticsRow } from '../domain/avro-types.generated.js';
-import { RacingError } from '../domain/errors.js';
 import type { Logger } from '../domain/logger.js';
 import { openLevelStore } from '../state/adapters/level-store.js';
 import { LevelReadModel } from '../state/read-model/level-read-model.js';
@@ -30,8 +29,10 @@ export interface Runtime {
   registry: SchemaRegistryPort;
   codecs: Codecs;
   topics: TopicNames;
-  /** consumer groups of this instance */
-  groups: { analytics: string; view: string };
+  /** consumer groups: this instance's own, and (Kafka mode) the shared group that assigns race partitions */
+  groups: { analytics: string; view: string; owners?: string };
+  /** aborted on close (background members such as the ownership group) */
+  lifetime: AbortController;
   /** the analytics processor's own state (checkpoint + input positions) */
   processorStore: StorePort;
   view: LevelReadModel;
@@ -41,31 +42,69 @@ export interface Runtime {
 
 export const VIEW_GROUP = 'racing-api-view';
 
+/** The Kafka log of a Kafka-mode configuration (kafkajs is loaded only in Kafka mode). */
+export async function openKafkaLog(config: ServiceConfig, logger: Logger): Promise<LogPort> {
+  const { createKafkaLog } = await import('../streams/adapters/kafka-log.js');
+  return createKafkaLog({
+    brokers: config.kafkaBrokers,
+    clientId: `racing-${config.instanceId}`,
+    logger,
+    replicationFactor: config.replicationFactor,
+  });
+}
+
 export async function openRuntime(config: ServiceConfig, logger: Logger): Promise<Runtime> {
-  if (config.mode === 'kafka') {
-    throw new RacingError('config_invalid', 'RACING_MODE=kafka is not available in this version; use embedded');
-  }
   mkdirSync(config.dataDir, { recursive: true });
   const store = await openLevelStore(join(config.dataDir, 'db'));
   const topics = topicNames(config.topicPrefix);
-  const log = createEmbeddedLog(store.sub('log/'));
-  await log.ensureTopics(topicSpecs(topics, { ...DEFAULT_TOPIC_SETTINGS, partitions: config.partitions }));
-  const registry = createEmbeddedRegistry(store.sub('registry/'));
+  const settings = { ...DEFAULT_TOPIC_SETTINGS, partitions: config.partitions };
+  let log: LogPort | undefined;
+  let registry: SchemaRegistryPort;
+  let groups: Runtime['groups'];
+  try {
+    if (config.mode === 'kafka') {
+      log = await openKafkaLog(config, logger);
+      await log.ensureTopics(topicSpecs(topics, settings));
+      const { createConfluentRegistry } = await import('../streams/adapters/confluent-registry.js');
+      registry = await createConfluentRegistry({ url: config.schemaRegistryUrl!, logger });
+      // Each instance reads every input partition (its own group) for its aggregates; the shared
+      // group racing-analytics decides which race partitions each instance emits (see ownership.ts).
+      const p = config.topicPrefix;
+      groups = {
+        analytics: `${p}${ANALYTICS_GROUP}.${config.instanceId}`,
+        view: `${p}${VIEW_GROUP}.${config.instanceId}`,
+        owners: `${p}${ANALYTICS_GROUP}`,
+      };
+    } else {
+      log = createEmbeddedLog(store.sub('log/'));
+      await log.ensureTopics(topicSpecs(topics, settings));
+      registry = createEmbeddedRegistry(store.sub('registry/'));
+      groups = { analytics: ANALYTICS_GROUP, view: VIEW_GROUP };
+    }
+  } catch (e) {
+    await log?.close();
+    await store.close();
+    throw e;
+  }
+  const openLog: LogPort = log;
   const codecs = await createCodecs(registry, topics);
+  const lifetime = new AbortController();
   return {
+    lifetime,
     config,
     logger,
     store,
-    log,
+    log: openLog,
     registry,
     codecs,
     topics,
-    groups: { analytics: ANALYTICS_GROUP, view: VIEW_GROUP },
+    groups,
     processorStore: store.sub('processor/'),
     view: new LevelReadModel(store.sub('view/'), (buf) => codecs.serde.decode<AnalyticsRow>(topics.analytics, buf)),
     keys: new KeyStore(store.sub('keys/')),
     async close() {
-      await log.close();
+      lifetime.abort();
+      await openLog.close();
       await store.close();
     },
   };

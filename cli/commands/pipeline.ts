@@ -1,8 +1,9 @@
 /** generate / process / rebuild: moving events through the pipeline, with progress and figures. */
-import { generateFeed } from '../../domain/generator/index.js';
+import { formatGenerationSummary, generateFeed, generationSummary } from '../../domain/generator/index.js';
 import { addDays, parseDate, todayUtc } from '../../domain/time.js';
 import { RacingError } from '../../domain/errors.js';
 import { AnalyticsProcessor } from '../../streams/processors/analytics-processor.js';
+import { PartitionOwnership } from '../../streams/processors/ownership.js';
 import { runViewMaterializer } from '../../streams/processors/view-materializer.js';
 import { publishEvents } from '../../streams/publisher.js';
 import { progress } from '../progress.js';
@@ -58,6 +59,18 @@ export async function generate(
   return stats;
 }
 
+/** What `generate` with these arguments produces (regenerated: the generator is deterministic). */
+export function generatedSummary(args: GenerateArgs): string {
+  const until = args.until ?? Number.POSITIVE_INFINITY;
+  function* feed() {
+    for (const e of generateFeed({ from: args.from, to: args.to, seed: args.seed })) {
+      if (e.publishedAt > until) return;
+      yield e;
+    }
+  }
+  return formatGenerationSummary(generationSummary(feed()));
+}
+
 export interface ProcessFigures {
   /** races in the processor's state */
   races: number;
@@ -90,6 +103,12 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
     logger: rt.logger,
     group: rt.groups.analytics,
   });
+  if (rt.groups.owners) {
+    // Kafka mode: emit only the race partitions the shared group assigns to this instance.
+    const ownership = new PartitionOwnership(await rt.log.partitions(rt.topics.cards), rt.logger);
+    processor.useOwnership(ownership);
+    await ownership.join(rt.log, rt.groups.owners, rt.topics.cards, rt.lifetime.signal);
+  }
   const bar = progress('process', Math.max(total, 0), 'records');
   const following = new AbortController();
   const view = (untilCaughtUp: boolean, signal?: AbortSignal) =>

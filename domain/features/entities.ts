@@ -143,9 +143,7 @@ export interface DrawFeatures {
 /** drawBiasStrength from the snapshot in force at the off; 0 when there is no snapshot or no draw. */
 export function drawFeatures(idx: EventIndex | undefined, off: number, draw: number): DrawFeatures {
   const snap = snapshotAt(idx, snapshotPeriodEndFor(off));
-  if (draw <= 0 || snap.drawRaces === 0) {
-    return { drawBiasStrength: 0, drawBiasRaces: snap.drawRaces, latestVisible: snap.latestVisible };
-  }
+  if (draw <= 0) return { drawBiasStrength: 0, drawBiasRaces: 0, latestVisible: snap.latestVisible };
   return { drawBiasStrength: snap.drawBiasStrength, drawBiasRaces: snap.drawRaces, latestVisible: snap.latestVisible };
 }
 

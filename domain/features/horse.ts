@@ -109,32 +109,16 @@ export function horseFeatures(runs: readonly HorseRun[], ctx: HorseContext): Hor
     vpr = round1(num / den);
   }
   const vprConfidence = round4(Math.min(figures.length, 6) / 6);
+  // Figures are multiples of 0.1: compare in integer tenths, so an exact tie is not "greater".
   let improvingVpr = false;
   if (figures.length >= 3) {
-    const others = figures.slice(1);
-    const mean = others.reduce((a, b) => a + b, 0) / others.length;
-    improvingVpr = figures[0]! > mean;
+    const tenths = figures.map((f) => Math.round(f * 10));
+    const others = tenths.slice(1).reduce((a, b) => a + b, 0);
+    improvingVpr = tenths[0]! * (tenths.length - 1) > others;
   }
 
   const last = h[0];
-  if (last === undefined) {
-    return {
-      careerRuns,
-      careerWins,
-      courseForm,
-      courseFormRuns: atCourse.length,
-      winRatioLast5,
-      vpr,
-      vprConfidence,
-      improvingVpr,
-      distanceDifferenceY: NO_PREVIOUS_RUN_DELTA,
-      ratingDifference: NO_PREVIOUS_RUN_DELTA,
-      weightDifferenceLbs: NO_PREVIOUS_RUN_DELTA,
-      classDifference: NO_PREVIOUS_RUN_DELTA,
-      lastRunDays: NO_PREVIOUS_RUN_DAYS,
-      latestVisible,
-    };
-  }
+  const known = (a: number, b: number) => a > 0 && b > 0;
   return {
     careerRuns,
     careerWins,
@@ -144,14 +128,15 @@ export function horseFeatures(runs: readonly HorseRun[], ctx: HorseContext): Hor
     vpr,
     vprConfidence,
     improvingVpr,
-    distanceDifferenceY: ctx.distanceYards - last.distanceYards,
+    distanceDifferenceY: last ? ctx.distanceYards - last.distanceYards : NO_PREVIOUS_RUN_DELTA,
     ratingDifference:
-      ctx.officialRating > 0 && last.officialRating > 0
+      last && known(ctx.officialRating, last.officialRating)
         ? ctx.officialRating - last.officialRating
         : NO_PREVIOUS_RUN_DELTA,
-    weightDifferenceLbs: ctx.weightLbs - last.weightLbs,
-    classDifference: ctx.raceClass > 0 && last.raceClass > 0 ? last.raceClass - ctx.raceClass : NO_PREVIOUS_RUN_DELTA,
-    lastRunDays: Math.min(utcDaysBetween(last.off, ctx.off), NO_PREVIOUS_RUN_DAYS - 1),
+    weightDifferenceLbs: last ? ctx.weightLbs - last.weightLbs : NO_PREVIOUS_RUN_DELTA,
+    classDifference:
+      last && known(ctx.raceClass, last.raceClass) ? last.raceClass - ctx.raceClass : NO_PREVIOUS_RUN_DELTA,
+    lastRunDays: last ? Math.min(utcDaysBetween(last.off, ctx.off), NO_PREVIOUS_RUN_DAYS - 1) : NO_PREVIOUS_RUN_DAYS,
     latestVisible,
   };
 }

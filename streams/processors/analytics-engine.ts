@@ -122,12 +122,35 @@ export class AnalyticsEngine {
   }
 
   /** Recomputes every race marked dirty and returns the rows that changed (and tombstones). */
-  flush(): RowOutput[] {
+  /**
+   * Recomputes every race marked dirty and returns the rows that changed (and tombstones). With
+   * `owns`, only the races this instance owns are recomputed and emitted (scale-out: every instance
+   * keeps every entity aggregate, each assembles the rows of its own race partitions).
+   */
+  flush(owns?: (raceId: string) => boolean): RowOutput[] {
     const out: RowOutput[] = [];
     const ids = [...this.dirtyRaces].sort();
     this.dirtyRaces.clear();
-    for (const raceId of ids) this.recompute(this.state.race(raceId), out);
+    for (const raceId of ids) if (!owns || owns(raceId)) this.recompute(this.state.race(raceId), out);
     return out;
+  }
+
+  /** Marks every known race matching the predicate for recompute (e.g. partitions newly owned). */
+  markDirty(predicate: (raceId: string) => boolean): void {
+    for (const race of this.state.allRaces()) if (predicate(race.raceId)) this.dirtyRaces.add(race.raceId);
+  }
+
+  /**
+   * Forgets what was emitted for races matching the predicate (partitions this instance no longer
+   * owns), so that owning them again re-emits their rows.
+   */
+  forgetEmitted(predicate: (raceId: string) => boolean): void {
+    for (const race of this.state.allRaces()) {
+      if (predicate(race.raceId) && Object.keys(race.emitted).length > 0) {
+        race.emitted = {};
+        this.state.touchRace(race);
+      }
+    }
   }
 
   get pendingRecomputes(): number {

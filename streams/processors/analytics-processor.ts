@@ -10,6 +10,7 @@ import type { LogPort, OutRecord, StartOffsets } from '../log-port.js';
 import { AnalyticsEngine } from './analytics-engine.js';
 import { EngineState } from './engine-state.js';
 import { decodeInputs } from './input-decoder.js';
+import type { PartitionOwnership } from './ownership.js';
 
 export const ANALYTICS_GROUP = 'racing-analytics';
 
@@ -57,6 +58,24 @@ export class AnalyticsProcessor {
     );
   }
 
+  private ownership: PartitionOwnership | undefined;
+
+  /**
+   * Emit only the rows of races in partitions this instance owns; on a change of assignment, races of
+   * gained partitions are recomputed and re-emitted, and lost ones are forgotten.
+   */
+  useOwnership(ownership: PartitionOwnership): void {
+    this.ownership = ownership;
+    ownership.onChange((gained, lost) => {
+      this.exclusive(async () => {
+        this.engine.forgetEmitted((raceId) => lost.has(ownership.partitionOf(raceId)));
+        this.engine.markDirty((raceId) => gained.has(ownership.partitionOf(raceId)));
+      })
+        .then(() => this.flushNow())
+        .catch((err: unknown) => this.logger.warn({ err }, 'could not emit the rows of newly assigned partitions'));
+    });
+  }
+
   get counters() {
     return this.engine.counters;
   }
@@ -87,39 +106,62 @@ export class AnalyticsProcessor {
         ...(options.signal ? { signal: options.signal } : {}),
         startOffsets: async (): Promise<StartOffsets> => this.positions,
       },
-      async (batch) => {
-        const { events, deadLetters } = await decodeInputs(this.codecs, batch.records);
-        for (const e of events) {
-          if (e.kind === 'card') this.engine.applyCard(e.value);
-          else if (e.kind === 'result') this.engine.applyResult(e.value);
-          else this.engine.applyCourse(e.value);
-        }
-        const rows: OutRecord[] = [];
-        for (const o of this.engine.flush()) {
-          rows.push({ key: o.key, value: o.row ? this.codecs.row.encode(o.row) : null, timestamp: o.timestamp });
-          if (o.row) this.stats.rowsEmitted++;
-          else this.stats.tombstones++;
-        }
-        if (deadLetters.length > 0) {
-          await this.log.produce(this.codecs.topics.deadLetter, deadLetters);
-          this.logger.warn(
-            { count: deadLetters.length, first: deadLetters[0]?.headers },
-            'input records sent to the dead-letter topic',
-          );
-        }
-        if (rows.length > 0) await this.log.produce(this.codecs.topics.analytics, rows);
-        for (const r of batch.records) this.positions.set(`${r.topic}:${r.partition}`, r.offset + 1);
-        if (performance.now() - lastCheckpoint >= interval) {
-          await this.checkpoint();
-          lastCheckpoint = performance.now();
-        }
-        this.stats.records += batch.records.length;
-        this.stats.deadLetters += deadLetters.length;
-        this.stats.batches++;
-        options.onBatch?.(this.stats);
-      },
+      (batch) =>
+        this.exclusive(async () => {
+          const { events, deadLetters } = await decodeInputs(this.codecs, batch.records);
+          for (const e of events) {
+            if (e.kind === 'card') this.engine.applyCard(e.value);
+            else if (e.kind === 'result') this.engine.applyResult(e.value);
+            else this.engine.applyCourse(e.value);
+          }
+          const rows = this.flushRows();
+          if (deadLetters.length > 0) {
+            await this.log.produce(this.codecs.topics.deadLetter, deadLetters);
+            this.logger.warn(
+              { count: deadLetters.length, first: deadLetters[0]?.headers },
+              'input records sent to the dead-letter topic',
+            );
+          }
+          if (rows.length > 0) await this.log.produce(this.codecs.topics.analytics, rows);
+          for (const r of batch.records) this.positions.set(`${r.topic}:${r.partition}`, r.offset + 1);
+          if (performance.now() - lastCheckpoint >= interval) {
+            await this.checkpoint();
+            lastCheckpoint = performance.now();
+          }
+          this.stats.records += batch.records.length;
+          this.stats.deadLetters += deadLetters.length;
+          this.stats.batches++;
+          options.onBatch?.(this.stats);
+        }),
     );
-    await this.checkpoint();
+    await this.exclusive(() => this.checkpoint());
+  }
+
+  /** Recomputes what is dirty and produces the changed rows now (after an ownership change while idle). */
+  flushNow(): Promise<void> {
+    return this.exclusive(async () => {
+      const rows = this.flushRows();
+      if (rows.length > 0) await this.log.produce(this.codecs.topics.analytics, rows);
+    });
+  }
+
+  private flushRows(): OutRecord[] {
+    const rows: OutRecord[] = [];
+    for (const o of this.engine.flush(this.ownership?.owns)) {
+      rows.push({ key: o.key, value: o.row ? this.codecs.row.encode(o.row) : null, timestamp: o.timestamp });
+      if (o.row) this.stats.rowsEmitted++;
+      else this.stats.tombstones++;
+    }
+    return rows;
+  }
+
+  private chain: Promise<unknown> = Promise.resolve();
+
+  /** Batches, idle flushes and checkpoints never interleave. */
+  private exclusive<T>(f: () => Promise<T>): Promise<T> {
+    const p = this.chain.then(f, f);
+    this.chain = p.catch(() => undefined);
+    return p;
   }
 
   /** Writes the changed state and the input positions in one atomic store batch. */

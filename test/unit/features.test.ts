@@ -406,3 +406,64 @@ describe('sires', () => {
     expect(rowOf(rows, 'S2', 'E').sireId).toBeNull();
   });
 });
+
+describe('exact halves and ties (found by the independent check on real results)', () => {
+  it('rounds figures that are exact halves away from zero despite binary floating point', async () => {
+    const { runFigure } = await import('../../domain/features/horse.js');
+    // 72.6 - 20.5 * 2.5 - 1.5 = 19.85 exactly; in floating point 19.849999999999998
+    expect(
+      runFigure({
+        position: 5,
+        beatenLengths: 20.5,
+        weightLbs: 137,
+        distanceYards: 1320,
+        raceClass: 0,
+        ratedOfFinalCard: [72.6],
+      }),
+    ).toBe(19.9);
+  });
+
+  it('improvingVpr is false when the newest figure equals the mean of the others', () => {
+    // three unrated, unclassed races: figure = 60 - lengths * 1.2 + (weight - 140) / 2 at 2750 yards
+    const evs: Ev[] = [];
+    const runs = [
+      { r: 'T1', off: '2022-01-01T14:00:00Z', bl: 6, w: 147 }, // 60 - 7.2 + 3.5 = 56.3
+      { r: 'T2', off: '2022-01-08T14:00:00Z', bl: 4.25, w: 140 }, // 60 - 5.1 = 54.9
+      { r: 'T3', off: '2022-01-15T14:00:00Z', bl: 5.75, w: 145 }, // 60 - 6.9 + 2.5 = 55.6
+    ];
+    for (const x of runs) {
+      evs.push(
+        ev.card(
+          card({
+            r: x.r,
+            off: x.off,
+            dist: 2750,
+            cls: 0,
+            runners: [
+              { h: 'W', w: 140 },
+              { h: 'H', w: x.w },
+            ],
+          }),
+        ),
+      );
+      evs.push(
+        ev.result(
+          result({
+            r: x.r,
+            pub: x.off.replace(':00:00Z', ':10:00Z'),
+            runners: [
+              { h: 'W', pos: 1 },
+              { h: 'H', pos: 2, bl: x.bl },
+            ],
+          }),
+        ),
+      );
+    }
+    evs.push(ev.card(card({ r: 'T4', off: '2022-01-22T14:00:00Z', runners: [{ h: 'H' }] })));
+    const { rows } = runEngine(feedOrder(evs));
+    const t4 = rowOf(rows, 'T4', 'H');
+    expect(t4.vprConfidence).toBe(0.5);
+    // 55.6 is not greater than (54.9 + 56.3) / 2 = 55.6
+    expect(t4.improvingVpr).toBe(false);
+  });
+});
