@@ -3,7 +3,7 @@
  * `racing rebuild` in a child process: races, rows, wall time, rows/s and the child's peak RSS.
  * `--modes embedded,kafka` measures both in the same run: Kafka mode on a real broker started for the
  * run (scripts/kafka/kafka.mjs) with the project's registry (`racing registry`).
- *   npm run bench:rebuild -- --from 2023-11-22 --to 2026-11-24 [--modes embedded,kafka] [--seed N]
+ *   npm run bench:rebuild -- --from 2023-11-22 --to 2026-11-24 [--modes embedded,kafka] [--seed N] [--scale F]
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +17,7 @@ const { values } = parseArgs({
     from: { type: 'string' },
     to: { type: 'string' },
     seed: { type: 'string', default: '1' },
+    scale: { type: 'string', default: '1' },
     modes: { type: 'string', default: 'embedded' },
     partitions: { type: 'string', default: '4' },
   },

@@ -16,6 +16,7 @@ const ServiceSchema = Type.Object({
   partitions: Type.Integer({ minimum: 1, maximum: 256 }),
   replicationFactor: Type.Integer({ minimum: 1, maximum: 16 }),
   demoYears: Type.Integer({ minimum: 1, maximum: 40 }),
+  demoScale: Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
   logLevel: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
   topicPrefix: Type.String({ pattern: '^[a-zA-Z0-9._-]{0,100}$' }),
   instanceId: Type.String({ pattern: '^[a-zA-Z0-9._-]{1,100}$' }),
@@ -37,12 +38,20 @@ function int(env: Env, name: string, fallback: number): number {
   return Number(raw);
 }
 
+function num(env: Env, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d*\.?\d+$/.test(raw)) throw new RacingError('config_invalid', `${name} must be a number (got '${raw}')`);
+  return Number(raw);
+}
+
 const NAMES: Record<string, string> = {
   '/dataDir': 'RACING_DATA_DIR',
   '/mode': 'RACING_MODE (embedded or kafka)',
   '/partitions': 'RACING_PARTITIONS (1..256)',
   '/replicationFactor': 'RACING_REPLICATION_FACTOR (1..16)',
   '/demoYears': 'RACING_DEMO_YEARS (1..40)',
+  '/demoScale': 'RACING_DEMO_SCALE (a fraction in (0, 1])',
   '/logLevel': 'LOG_LEVEL (fatal, error, warn, info, debug, trace or silent)',
   '/topicPrefix': 'RACING_TOPIC_PREFIX (letters, digits, . _ -)',
   '/instanceId': 'RACING_INSTANCE_ID (letters, digits, . _ -)',
@@ -54,7 +63,7 @@ const NAMES: Record<string, string> = {
 
 /**
  * RACING_DATA_DIR (./data), RACING_MODE (embedded), RACING_PARTITIONS (4), RACING_REPLICATION_FACTOR (1),
- * RACING_DEMO_YEARS (3), LOG_LEVEL (info), RACING_TOPIC_PREFIX (''), RACING_INSTANCE_ID (host name plus
+ * RACING_DEMO_YEARS (3), RACING_DEMO_SCALE (0.6), LOG_LEVEL (info), RACING_TOPIC_PREFIX (''), RACING_INSTANCE_ID (host name plus
  * a hash of the data dir: stable across restarts), KAFKA_BROKERS (host:port,...; required in Kafka
  * mode), SCHEMA_REGISTRY_URL (required in Kafka mode), REGISTRY_HOST (127.0.0.1), REGISTRY_PORT (8081),
  * plus the API's HOST, PORT and RATE_LIMIT_PER_MINUTE.
@@ -71,6 +80,7 @@ export function serviceConfigFromEnv(env: Env): ServiceConfig {
     partitions: int(env, 'RACING_PARTITIONS', 4),
     replicationFactor: int(env, 'RACING_REPLICATION_FACTOR', 1),
     demoYears: int(env, 'RACING_DEMO_YEARS', 3),
+    demoScale: num(env, 'RACING_DEMO_SCALE', 0.6),
     logLevel: env['LOG_LEVEL']?.trim() || 'info',
     topicPrefix: env['RACING_TOPIC_PREFIX']?.trim() ?? '',
     instanceId:

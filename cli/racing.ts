@@ -26,7 +26,7 @@ import { runningService } from './service-file.js';
 const USAGE = `usage: racing <command> [options]
 
   start                          generate a demo history on an empty data dir, process it and serve the API
-  generate --from D --to D [--seed N] [--until ISO|all] [--summary | --summary-only]
+  generate --from D --to D [--seed N] [--scale F] [--until ISO|all] [--summary | --summary-only]
                                  publish generated cards, card updates and results (dates YYYY-MM-DD)
                                  published up to now (or --until; 'all' publishes future results too);
                                  --summary prints what was produced (races per year, fields, populations)
@@ -45,7 +45,7 @@ const USAGE = `usage: racing <command> [options]
   export analytics [--out FILE]  every current row as NDJSON sorted by raceId then horseId
 
 environment: RACING_DATA_DIR (./data), HOST (127.0.0.1), PORT (3000), RACING_PARTITIONS (4),
-             RACING_DEMO_YEARS (3), RATE_LIMIT_PER_MINUTE (600), LOG_LEVEL (info),
+             RACING_DEMO_YEARS (3), RACING_DEMO_SCALE (0.6), RATE_LIMIT_PER_MINUTE (600), LOG_LEVEL (info),
              RACING_MODE (embedded | kafka), KAFKA_BROKERS, SCHEMA_REGISTRY_URL, RACING_TOPIC_PREFIX,
              RACING_INSTANCE_ID, RACING_REPLICATION_FACTOR, RACING_CHECKPOINT_MS (5000)`;
 
@@ -82,7 +82,7 @@ export async function main(argv: string[]): Promise<number> {
         process.stderr.write(
           `empty data dir ${config.dataDir}: generating a demo history ${range.from} .. ${range.to}\n`,
         );
-        await generate(rt, { ...range, seed: 1, until: Date.now() });
+        await generate(rt, { ...range, seed: 1, scale: config.demoScale, until: Date.now() });
       }
       const figures = await processAll(rt);
       process.stderr.write(
@@ -112,6 +112,7 @@ export async function main(argv: string[]): Promise<number> {
           to: { type: 'string' },
           seed: { type: 'string' },
           until: { type: 'string' },
+          scale: { type: 'string' },
           summary: { type: 'boolean', default: false },
           'summary-only': { type: 'boolean', default: false },
         },
@@ -129,7 +130,10 @@ export async function main(argv: string[]): Promise<number> {
         if (Number.isNaN(until))
           throw new RacingError('validation_failed', '--until must be an ISO 8601 instant or "all"');
       }
-      const args = { from, to, seed, ...(until === undefined ? {} : { until }) };
+      const scale = values.scale === undefined ? 1 : Number(values.scale);
+      if (!(scale > 0 && scale <= 10))
+        throw new RacingError('validation_failed', '--scale must be a number in (0, 10]');
+      const args = { from, to, seed, scale, ...(until === undefined ? {} : { until }) };
       if (!values['summary-only']) await withRuntime(config, logger, (rt) => generate(rt, args));
       if (values.summary || values['summary-only']) process.stdout.write(`${generatedSummary(args)}\n`);
       return 0;

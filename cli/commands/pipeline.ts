@@ -13,6 +13,8 @@ export interface GenerateArgs {
   from: string;
   to: string;
   seed: number;
+  /** fraction of the full fixture volume (default 1) */
+  scale?: number;
   /**
    * Publish only events published at or before this instant (epoch ms): the feed as it stands then.
    * Cards for tomorrow exist, results of races not yet run do not. Undefined publishes everything.
@@ -46,7 +48,7 @@ export async function generate(
   const bar = progress('generate', 100, '%');
   const until = args.until ?? Number.POSITIVE_INFINITY;
   function* feed() {
-    for (const e of generateFeed({ from: args.from, to: args.to, seed: args.seed })) {
+    for (const e of generateFeed({ from: args.from, to: args.to, seed: args.seed, scale: args.scale ?? 1 })) {
       if (e.publishedAt > until) return;
       yield e;
     }
@@ -63,7 +65,7 @@ export async function generate(
 export function generatedSummary(args: GenerateArgs): string {
   const until = args.until ?? Number.POSITIVE_INFINITY;
   function* feed() {
-    for (const e of generateFeed({ from: args.from, to: args.to, seed: args.seed })) {
+    for (const e of generateFeed({ from: args.from, to: args.to, seed: args.seed, scale: args.scale ?? 1 })) {
       if (e.publishedAt > until) return;
       yield e;
     }

@@ -7,6 +7,25 @@
  *
  * `visibleAt` is max(result publishedAt, offTime): under features.md an event Q counts for a race off
  * at T iff Q.off < T and Q.published < T, which is exactly visibleAt < T.
+ *
+ * Layout (the service holds ~16M events across these indexes, so bytes per event matter):
+ * - `rec`: one Float64Array of records [off, visibleAt, vec[0], .., vec[width - 1]], sorted by (off, key);
+ * - `keys`: the event keys, a plain array parallel to `rec` (the strings are shared with the caller);
+ * - `cum`: Float64Array of cumulative vector sums, rebuilt lazily from the first stale row;
+ * - `slots`: an open-addressing (linear probing) hash table in an Int32Array mapping a key to its
+ *   position + 1 (0 = empty), at most 3/4 full. upsert() must know whether the key is already present
+ *   (it replaces), so without a lookup every append of a new key would scan the whole index; this table
+ *   costs 5-11 bytes per event against ~50 for the Map<string, number> it replaces (entry + boxed
+ *   HeapNumber off). Inserting or removing anywhere but the end renumbers the later positions: one by
+ *   one when they are few (reconcile unlinks and relinks recent races), else in one pass over the table,
+ *   the same O(n) as the copyWithin that shifts the records.
+ * All capacities double when full, so appends (the common case: replays arrive mostly in off order)
+ * are O(1) amortised; out-of-order inserts and removals are O(n).
+ *
+ * There is no sorted copy of the visibleAt values: latestVisible is found by scanning outwards from
+ * the insertion point of T, bounded by the extreme lags visibleAt - off seen (see latestVisibleAt).
+ *
+ * off and visibleAt must not be NaN (as before, the order is then undefined); ±Infinity is fine.
  */
 
 export interface WindowCounts {
@@ -26,79 +45,105 @@ export interface EventIndexJson {
   x: number[];
 }
 
+const MIN_CAPACITY = 4;
+const MIN_SLOTS = 8;
+
 export class EventIndex {
   readonly width: number;
+  /** doubles per record: off, visibleAt, then the vector */
+  private readonly stride: number;
+  private n = 0;
+  /** records `rec` (and rows of `cum`, minus one) can hold */
+  private cap = MIN_CAPACITY;
+  private rec: Float64Array;
   private readonly keys: string[] = [];
-  private readonly offs: number[] = [];
-  private readonly visible: number[] = [];
-  private readonly vecs: number[] = [];
-  /** cum[(i) * width + d] = sum of dimension d over events [0, i) */
-  private cum: number[];
-  /** first event index whose cumulative sums are stale */
+  /** cum[i * width + d] = sum of dimension d over events [0, i) */
+  private cum: Float64Array;
+  /** first event index whose cumulative sums are stale (rows 0..cumValidTo are valid) */
   private cumValidTo = 0;
-  /** visibleAt values sorted ascending (for latestVisible) */
-  private readonly visSorted: number[] = [];
-  /** max(visibleAt - off) over events: bounds the point-in-time correction scan */
+  /**
+   * max(0, visibleAt - off) over every event ever inserted: bounds the point-in-time correction scan.
+   * Never lowered by a removal (a stale bound only widens the scan); recomputed by fromJSON.
+   */
   private maxLag = 0;
-  private readonly where = new Map<string, number>();
+  /** lagHi >= 0 with off + lagHi >= visibleAt in floating point for every event (rounding-safe) */
+  private lagHi = 0;
+  /** lagLo <= 0 with off + lagLo <= visibleAt in floating point for every event (rounding-safe) */
+  private lagLo = 0;
+  /** key -> position + 1 (0 = empty); length is a power of two */
+  private slots: Int32Array;
 
   constructor(width: number) {
     this.width = width;
-    this.cum = new Array<number>(width).fill(0);
+    this.stride = 2 + width;
+    this.rec = new Float64Array(this.cap * this.stride);
+    this.cum = new Float64Array((this.cap + 1) * width);
+    this.slots = new Int32Array(MIN_SLOTS);
   }
 
   get size(): number {
-    return this.keys.length;
+    return this.n;
   }
 
   /** Inserts or replaces the event with this key (e.g. a raceId). */
   upsert(key: string, off: number, visibleAt: number, vec: readonly number[]): void {
-    if (this.where.has(key)) this.remove(key);
-    const n = this.keys.length;
+    const h = hashKey(key);
+    let slot = this.findSlot(key, h);
+    if (slot >= 0) {
+      this.removeAt(this.slots[slot]! - 1, slot);
+      slot = this.findSlot(key, h);
+    }
+    const n = this.n;
+    const S = this.stride;
+    const r = this.rec;
     const last = n - 1;
     // Replays arrive mostly in off order: append without a search when the event sorts last.
     const i =
-      n === 0 || this.offs[last]! < off || (this.offs[last] === off && this.keys[last]! <= key)
-        ? n
-        : upperBound(this.offs, off, this.keys, key);
-    if (i === n) {
-      this.keys.push(key);
-      this.offs.push(off);
-      this.visible.push(visibleAt);
-      for (let d = 0; d < this.width; d++) this.vecs.push(vec[d] ?? 0);
-    } else {
-      this.keys.splice(i, 0, key);
-      this.offs.splice(i, 0, off);
-      this.visible.splice(i, 0, visibleAt);
-      this.vecs.splice(i * this.width, 0, ...vec.slice(0, this.width));
+      n === 0 || r[last * S]! < off || (r[last * S] === off && this.keys[last]! <= key) ? n : this.upperBound(off, key);
+    if (n === this.cap) this.grow(n * 2);
+    if ((n + 1) * 4 > this.slots.length * 3) {
+      this.rehash(this.slots.length * 2);
+      slot = this.findSlot(key, h);
     }
-    this.where.set(key, off);
-    const vs = this.visSorted;
-    if (vs.length === 0 || vs[vs.length - 1]! <= visibleAt) vs.push(visibleAt);
-    else vs.splice(lowerBoundNum(vs, visibleAt), 0, visibleAt);
-    if (visibleAt - off > this.maxLag) this.maxLag = visibleAt - off;
+    const rec = this.rec;
+    if (i < n) {
+      rec.copyWithin((i + 1) * S, i * S, n * S);
+      this.renumber(i, 1);
+      this.keys.splice(i, 0, key);
+    } else {
+      this.keys.push(key);
+    }
+    this.slots[~slot] = i + 1;
+    const b = i * S;
+    rec[b] = off;
+    rec[b + 1] = visibleAt;
+    for (let d = 0; d < this.width; d++) rec[b + 2 + d] = vec[d] ?? 0;
+    this.n = n + 1;
+
+    const lag = visibleAt - off;
+    if (lag > this.maxLag) this.maxLag = lag;
+    let hi = lag;
+    while (off + hi < visibleAt) hi = nextUp(hi);
+    if (hi > this.lagHi) this.lagHi = hi;
+    let lo = lag;
+    while (off + lo > visibleAt) lo = -nextUp(-lo);
+    if (lo < this.lagLo) this.lagLo = lo;
     if (i < this.cumValidTo) this.cumValidTo = i;
   }
 
-  /** Removes the event with this key; no-op when absent. Returns whether it was present. */
+  /**
+   * Removes the event with this key; no-op when absent. Returns whether it was present.
+   * O(1) to find (hash table); O(1) to drop the newest event, O(n) for an older one.
+   */
   remove(key: string): boolean {
-    const off = this.where.get(key);
-    if (off === undefined) return false;
-    let i = lowerBoundNum(this.offs, off);
-    while (i < this.keys.length && this.keys[i] !== key) i++;
-    const vis = this.visible[i]!;
-    this.keys.splice(i, 1);
-    this.offs.splice(i, 1);
-    this.visible.splice(i, 1);
-    this.vecs.splice(i * this.width, this.width);
-    this.where.delete(key);
-    this.visSorted.splice(lowerBoundNum(this.visSorted, vis), 1);
-    if (i < this.cumValidTo) this.cumValidTo = i;
+    const slot = this.findSlot(key, hashKey(key));
+    if (slot < 0) return false;
+    this.removeAt(this.slots[slot]! - 1, slot);
     return true;
   }
 
   has(key: string): boolean {
-    return this.where.has(key);
+    return this.findSlot(key, hashKey(key)) >= 0;
   }
 
   /**
@@ -106,53 +151,253 @@ export class EventIndex {
    * `fromOff = -Infinity` gives the whole visible history.
    */
   window(fromOff: number, t: number): WindowCounts {
-    this.ensureCum();
     const w = this.width;
-    const lo = lowerBoundNum(this.offs, fromOff);
-    const hi = lowerBoundNum(this.offs, t);
+    const S = this.stride;
+    const r = this.rec;
+    const lo = this.lowerBound(fromOff);
+    const hi = this.lowerBound(t);
+    this.ensureCum(Math.max(lo, hi));
+    const cum = this.cum;
     const sums = new Array<number>(w);
-    for (let d = 0; d < w; d++) sums[d] = this.cum[hi * w + d]! - this.cum[lo * w + d]!;
+    for (let d = 0; d < w; d++) sums[d] = cum[hi * w + d]! - cum[lo * w + d]!;
     let n = hi - lo;
     // Events off before T but published at or after T are not visible: subtract them.
-    const scanFrom = Math.max(lo, lowerBoundNum(this.offs, t - this.maxLag));
+    const scanFrom = Math.max(lo, this.lowerBound(t - this.maxLag));
     for (let i = scanFrom; i < hi; i++) {
-      if (this.visible[i]! >= t) {
+      if (r[i * S + 1]! >= t) {
         n--;
-        for (let d = 0; d < w; d++) sums[d]! -= this.vecs[i * w + d]!;
+        for (let d = 0; d < w; d++) sums[d]! -= r[i * S + 2 + d]!;
       }
     }
-    const p = lowerBoundNum(this.visSorted, t);
-    return { n, sums, latestVisible: p > 0 ? this.visSorted[p - 1]! : 0 };
+    return { n, sums, latestVisible: this.latestVisibleAt(t, hi) };
   }
 
   /** Keys of events with off strictly after `t` (for late-data recomputes). */
   keysOffAfter(t: number): string[] {
-    const out: string[] = [];
-    for (let i = upperBoundNum(this.offs, t); i < this.keys.length; i++) out.push(this.keys[i]!);
-    return out;
+    return this.keys.slice(this.upperBoundOff(t), this.n);
+  }
+
+  /**
+   * Releases the spare capacity left by doubling (up to half of every array). Worth calling once an
+   * index stops growing, e.g. after a restore; the next upsert grows it again as needed.
+   */
+  compact(): void {
+    this.grow(Math.max(this.n, MIN_CAPACITY));
+    let size = MIN_SLOTS;
+    while (this.n * 4 > size * 3) size *= 2;
+    if (size !== this.slots.length) this.rehash(size);
   }
 
   toJSON(): EventIndexJson {
-    return { w: this.width, k: this.keys, o: this.offs, v: this.visible, x: this.vecs };
+    const n = this.n;
+    const w = this.width;
+    const S = this.stride;
+    const r = this.rec;
+    const o = new Array<number>(n);
+    const v = new Array<number>(n);
+    const x = new Array<number>(n * w);
+    for (let i = 0; i < n; i++) {
+      o[i] = r[i * S]!;
+      v[i] = r[i * S + 1]!;
+      for (let d = 0; d < w; d++) x[i * w + d] = r[i * S + 2 + d]!;
+    }
+    return { w, k: this.keys.slice(0, n), o, v, x };
   }
 
   static fromJSON(j: EventIndexJson): EventIndex {
     const idx = new EventIndex(j.w);
-    for (let i = 0; i < j.k.length; i++) {
+    const m = j.k.length;
+    if (m > idx.cap) idx.grow(m);
+    let size = MIN_SLOTS;
+    while (m * 4 > size * 3) size *= 2;
+    if (size !== idx.slots.length) idx.rehash(size);
+    for (let i = 0; i < m; i++) {
       idx.upsert(j.k[i]!, j.o[i]!, j.v[i]!, j.x.slice(i * j.w, (i + 1) * j.w));
     }
     return idx;
   }
 
-  private ensureCum(): void {
-    const n = this.keys.length;
-    const w = this.width;
-    if (this.cumValidTo === n && this.cum.length === (n + 1) * w) return;
-    this.cum.length = (n + 1) * w;
-    for (let i = this.cumValidTo; i < n; i++) {
-      for (let d = 0; d < w; d++) this.cum[(i + 1) * w + d] = this.cum[i * w + d]! + this.vecs[i * w + d]!;
+  /**
+   * The latest visibleAt < T over the whole history, or 0. Scans back from `hi` (the first event off
+   * at or after T): every event has visibleAt <= off + lagHi, so once off + lagHi < best no earlier
+   * event can beat `best`. Then forward over events off at or after T, which can only be visible when
+   * visibleAt < off (never with visibleAt = max(published, off)): stops once off + lagLo >= T.
+   * The comparisons are written so that a NaN from ±Infinity arithmetic keeps scanning.
+   */
+  private latestVisibleAt(t: number, hi: number): number {
+    const S = this.stride;
+    const r = this.rec;
+    const lagHi = this.lagHi;
+    let best = 0;
+    let found = false;
+    for (let i = hi - 1; i >= 0; i--) {
+      if (found && r[i * S]! + lagHi < best) break;
+      const v = r[i * S + 1]!;
+      if (v < t && (!found || v > best)) {
+        best = v;
+        found = true;
+      }
     }
-    this.cumValidTo = n;
+    if (this.lagLo < 0) {
+      const lagLo = this.lagLo;
+      for (let i = hi; i < this.n; i++) {
+        if (r[i * S]! + lagLo >= t) break;
+        const v = r[i * S + 1]!;
+        if (v < t && (!found || v > best)) {
+          best = v;
+          found = true;
+        }
+      }
+    }
+    return found ? best : 0;
+  }
+
+  /** Drops the event at position i whose table entry is `slot`. */
+  private removeAt(i: number, slot: number): void {
+    this.deleteSlot(slot);
+    const n = this.n;
+    const S = this.stride;
+    if (i < n - 1) {
+      this.rec.copyWithin(i * S, (i + 1) * S, n * S);
+      this.renumber(i + 1, -1);
+      this.keys.splice(i, 1);
+    } else {
+      this.keys.pop();
+    }
+    this.n = n - 1;
+    if (i < this.cumValidTo) this.cumValidTo = i;
+  }
+
+  private ensureCum(upTo: number): void {
+    if (this.cumValidTo >= upTo) return;
+    const w = this.width;
+    const S = this.stride;
+    const r = this.rec;
+    const cum = this.cum;
+    for (let i = this.cumValidTo; i < upTo; i++) {
+      for (let d = 0; d < w; d++) cum[(i + 1) * w + d] = cum[i * w + d]! + r[i * S + 2 + d]!;
+    }
+    this.cumValidTo = upTo;
+  }
+
+  /** Reallocates the records and cumulative sums for `cap` events (cap >= n). */
+  private grow(cap: number): void {
+    if (cap === this.cap) return;
+    const rec = new Float64Array(cap * this.stride);
+    rec.set(this.rec.subarray(0, this.n * this.stride));
+    const cum = new Float64Array((cap + 1) * this.width);
+    cum.set(this.cum.subarray(0, (this.cumValidTo + 1) * this.width));
+    this.rec = rec;
+    this.cum = cum;
+    this.cap = cap;
+  }
+
+  /** Rebuilds the key table with `size` slots (a power of two). */
+  private rehash(size: number): void {
+    const t = new Int32Array(size);
+    const mask = size - 1;
+    for (let p = 0; p < this.n; p++) {
+      let s = hashKey(this.keys[p]!) & mask;
+      while (t[s] !== 0) s = (s + 1) & mask;
+      t[s] = p + 1;
+    }
+    this.slots = t;
+  }
+
+  /** The slot holding `key`, or ~(the empty slot where it would go). */
+  private findSlot(key: string, h: number): number {
+    const t = this.slots;
+    const mask = t.length - 1;
+    let s = h & mask;
+    for (;;) {
+      const e = t[s]!;
+      if (e === 0) return ~s;
+      if (this.keys[e - 1] === key) return s;
+      s = (s + 1) & mask;
+    }
+  }
+
+  /** Empties a slot, moving later entries of its probe run back (linear-probing deletion). */
+  private deleteSlot(slot: number): void {
+    const t = this.slots;
+    const mask = t.length - 1;
+    let hole = slot;
+    t[hole] = 0;
+    for (let j = (slot + 1) & mask; ; j = (j + 1) & mask) {
+      const e = t[j]!;
+      if (e === 0) return;
+      const home = hashKey(this.keys[e - 1]!) & mask;
+      // The entry may move into the hole iff the hole lies on its probe path [home, j).
+      if (((hole - home) & mask) < ((j - home) & mask)) {
+        t[hole] = e;
+        t[j] = 0;
+        hole = j;
+      }
+    }
+  }
+
+  /**
+   * Adds `delta` (±1) to the table entries of positions [from, n), before `keys` is spliced. A few
+   * positions (an event near the end: the usual reconcile) are looked up one by one; more, by one pass
+   * over the table. The lookups run in the order where an entry already moved never names the key
+   * being looked up (upwards for -1, downwards for +1), so a key only ever matches its own entry.
+   */
+  private renumber(from: number, delta: 1 | -1): void {
+    const t = this.slots;
+    const n = this.n;
+    if ((n - from) * 32 < t.length) {
+      const keys = this.keys;
+      if (delta < 0) {
+        for (let p = from; p < n; p++) t[this.findSlot(keys[p]!, hashKey(keys[p]!))]! -= 1;
+      } else {
+        for (let p = n - 1; p >= from; p--) t[this.findSlot(keys[p]!, hashKey(keys[p]!))]! += 1;
+      }
+      return;
+    }
+    for (let s = 0; s < t.length; s++) if (t[s]! > from) t[s]! += delta;
+  }
+
+  /** First position with off >= x. */
+  private lowerBound(x: number): number {
+    const r = this.rec;
+    const S = this.stride;
+    let lo = 0;
+    let hi = this.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (r[mid * S]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** First position with off > x. */
+  private upperBoundOff(x: number): number {
+    const r = this.rec;
+    const S = this.stride;
+    let lo = 0;
+    let hi = this.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (r[mid * S]! <= x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Insertion point after every event with (off, key) <= (x, key): a total order so replays agree. */
+  private upperBound(x: number, key: string): number {
+    const r = this.rec;
+    const S = this.stride;
+    let lo = 0;
+    let hi = this.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const o = r[mid * S]!;
+      if (o < x || (o === x && this.keys[mid]! <= key)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 }
 
@@ -180,15 +425,26 @@ export function upperBoundNum(a: readonly number[], x: number): number {
   return lo;
 }
 
-/** Insertion point after every event with (off, key) <= (x, key): a total order so replays agree. */
-function upperBound(offs: readonly number[], x: number, keys: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = offs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const o = offs[mid]!;
-    if (o < x || (o === x && keys[mid]! <= key)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+/** FNV-1a over the UTF-16 code units, then the murmur3 finaliser (the table masks the low bits). */
+function hashKey(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+const bits = new Float64Array(1);
+const bitsI = new BigInt64Array(bits.buffer);
+
+/** The next double above x (x itself for NaN and +Infinity). */
+function nextUp(x: number): number {
+  if (x !== x || x === Number.POSITIVE_INFINITY) return x;
+  if (x === 0) return Number.MIN_VALUE;
+  bits[0] = x;
+  bitsI[0]! += x > 0 ? 1n : -1n;
+  return bits[0]!;
 }

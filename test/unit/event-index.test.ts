@@ -35,4 +35,34 @@ describe('EventIndex', () => {
     idx.upsert('r2:h', 20, 21, [0]);
     expect(idx.keysOffAfter(10)).toEqual(['r2:h']);
   });
+
+  it('finds latestVisible among events off after T that were visible before their off (raw callers)', () => {
+    const idx = new EventIndex(1);
+    idx.upsert('a', 100, 110, [1]);
+    idx.upsert('b', 500, 150, [1]); // visibleAt < off: not counted before its off, but its visibleAt is
+    expect(idx.window(0, 200)).toEqual({ n: 1, sums: [1], latestVisible: 150 });
+    expect(idx.window(0, 120)).toEqual({ n: 1, sums: [1], latestVisible: 110 });
+    expect(idx.window(0, 100)).toEqual({ n: 0, sums: [0], latestVisible: 0 });
+  });
+
+  it('keeps has/remove/replace right through growth, shifts and compact()', () => {
+    const idx = new EventIndex(1);
+    for (let i = 0; i < 100; i++) idx.upsert(`r${i}`, 1000 - i * 10, 1000 - i * 10 + 5, [i % 2]); // all out of order
+    expect(idx.size).toBe(100);
+    expect(idx.keysOffAfter(970)).toEqual(['r2', 'r1', 'r0']);
+    for (let i = 0; i < 100; i += 3) expect(idx.remove(`r${i}`)).toBe(true);
+    idx.compact();
+    for (let i = 0; i < 100; i++) expect(idx.has(`r${i}`)).toBe(i % 3 !== 0);
+    idx.upsert('r1', 2000, 2001, [1]); // replace: moves to the end
+    expect(idx.keysOffAfter(980)).toEqual(['r1']);
+    expect(idx.window(Number.NEGATIVE_INFINITY, 3000)).toEqual({ n: 66, sums: [33], latestVisible: 2001 });
+    expect(idx.toJSON().k).toHaveLength(66);
+  });
+
+  it('keeps the old answer for an inverted window (fromOff > T): a negative count', () => {
+    const idx = new EventIndex(1);
+    idx.upsert('a', 100, 110, [1]);
+    idx.upsert('b', 200, 210, [1]);
+    expect(idx.window(300, 150)).toEqual({ n: -1, sums: [-1], latestVisible: 110 });
+  });
 });
