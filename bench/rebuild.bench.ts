@@ -50,6 +50,8 @@ async function measure(mode: string, extraEnv: Record<string, string>) {
         values.to!,
         '--seed',
         values.seed!,
+        '--scale',
+        values.scale!,
         '--until',
         'all',
       ],
