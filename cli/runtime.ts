@@ -17,6 +17,7 @@ import { createEmbeddedRegistry } from '../streams/adapters/embedded-registry.js
 import { type Codecs, createCodecs } from '../streams/codecs.js';
 import type { LogPort } from '../streams/log-port.js';
 import { ANALYTICS_GROUP } from '../streams/processors/analytics-processor.js';
+import type { PartitionOwnership } from '../streams/processors/ownership.js';
 import type { SchemaRegistryPort } from '../streams/registry-port.js';
 import { DEFAULT_TOPIC_SETTINGS, type TopicNames, topicNames, topicSpecs } from '../streams/topics.js';
 import type { ServiceConfig } from './config.js';
@@ -33,6 +34,8 @@ export interface Runtime {
   groups: { analytics: string; view: string; owners?: string };
   /** aborted on close (background members such as the ownership group) */
   lifetime: AbortController;
+  /** Kafka mode: this instance's membership of the group that assigns race partitions (joined once) */
+  ownership?: PartitionOwnership;
   /** the analytics processor's own state (checkpoint + input positions) */
   processorStore: StorePort;
   view: LevelReadModel;

@@ -107,9 +107,9 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
   });
   if (rt.groups.owners) {
     // Kafka mode: emit only the race partitions the shared group assigns to this instance.
-    const ownership = new PartitionOwnership(await rt.log.partitions(rt.topics.cards), rt.logger);
-    processor.useOwnership(ownership);
-    await ownership.join(rt.log, rt.groups.owners, rt.topics.cards, rt.lifetime.signal);
+    rt.ownership ??= new PartitionOwnership(await rt.log.partitions(rt.topics.cards), rt.logger);
+    processor.useOwnership(rt.ownership);
+    await rt.ownership.join(rt.log, rt.groups.owners, rt.topics.cards, rt.lifetime.signal);
   }
   const bar = progress('process', Math.max(total, 0), 'records');
   const following = new AbortController();

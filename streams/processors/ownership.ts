@@ -11,7 +11,8 @@ import type { LogPort } from '../log-port.js';
 
 export class PartitionOwnership {
   private owned = new Set<number>();
-  private listeners: ((gained: Set<number>, lost: Set<number>) => void)[] = [];
+  private listener: ((gained: Set<number>, lost: Set<number>) => void) | undefined;
+  private joined: Promise<{ done: Promise<void> }> | undefined;
 
   constructor(
     private readonly partitions: number,
@@ -28,8 +29,9 @@ export class PartitionOwnership {
     return [...this.owned].sort((a, b) => a - b);
   }
 
+  /** The processor to tell about changes of assignment (a later processor replaces an earlier one). */
   onChange(listener: (gained: Set<number>, lost: Set<number>) => void): void {
-    this.listeners.push(listener);
+    this.listener = listener;
   }
 
   /** Sets the owned partitions (the embedded default owns them all). */
@@ -40,7 +42,7 @@ export class PartitionOwnership {
     this.owned = next;
     if (gained.size > 0 || lost.size > 0) {
       this.logger.info({ owned: this.ownedPartitions }, 'race partitions assigned');
-      for (const l of this.listeners) l(gained, lost);
+      this.listener?.(gained, lost);
     }
   }
 
@@ -48,7 +50,18 @@ export class PartitionOwnership {
    * Follows the group's assignment of `topic` until the signal aborts. Resolves once the first
    * assignment is known (the returned promise `done` settles when membership ends).
    */
-  async join(log: LogPort, group: string, topic: string, signal: AbortSignal): Promise<{ done: Promise<void> }> {
+  join(log: LogPort, group: string, topic: string, signal: AbortSignal): Promise<{ done: Promise<void> }> {
+    // One membership per instance, however many processors it runs in turn (a rebuild opens a new one).
+    this.joined ??= this.joinOnce(log, group, topic, signal);
+    return this.joined;
+  }
+
+  private async joinOnce(
+    log: LogPort,
+    group: string,
+    topic: string,
+    signal: AbortSignal,
+  ): Promise<{ done: Promise<void> }> {
     let first: () => void = () => {};
     const assigned = new Promise<void>((resolve) => (first = resolve));
     const done = log.consume(
