@@ -26,7 +26,7 @@ import { runningService } from './service-file.js';
 const USAGE = `usage: racing <command> [options]
 
   start                          generate a demo history on an empty data dir, process it and serve the API
-  generate --from D --to D [--seed N] [--scale F] [--until ISO|all] [--summary | --summary-only]
+  generate --from D --to D [--seed N] [--scale F] [--until ISO|all] [--since ISO] [--summary | --summary-only]
                                  publish generated cards, card updates and results (dates YYYY-MM-DD)
                                  published up to now (or --until; 'all' publishes future results too);
                                  --summary prints what was produced (races per year, fields, populations)
@@ -112,6 +112,7 @@ export async function main(argv: string[]): Promise<number> {
           to: { type: 'string' },
           seed: { type: 'string' },
           until: { type: 'string' },
+          since: { type: 'string' },
           scale: { type: 'string' },
           summary: { type: 'boolean', default: false },
           'summary-only': { type: 'boolean', default: false },
@@ -133,7 +134,19 @@ export async function main(argv: string[]): Promise<number> {
       const scale = values.scale === undefined ? 1 : Number(values.scale);
       if (!(scale > 0 && scale <= 10))
         throw new RacingError('validation_failed', '--scale must be a number in (0, 10]');
-      const args = { from, to, seed, scale, ...(until === undefined ? {} : { until }) };
+      let since: number | undefined;
+      if (values.since !== undefined) {
+        since = Date.parse(values.since);
+        if (Number.isNaN(since)) throw new RacingError('validation_failed', '--since must be an ISO 8601 instant');
+      }
+      const args = {
+        from,
+        to,
+        seed,
+        scale,
+        ...(until === undefined ? {} : { until }),
+        ...(since === undefined ? {} : { since }),
+      };
       if (!values['summary-only']) await withRuntime(config, logger, (rt) => generate(rt, args));
       if (values.summary || values['summary-only']) process.stdout.write(`${generatedSummary(args)}\n`);
       return 0;

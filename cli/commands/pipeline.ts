@@ -20,6 +20,8 @@ export interface GenerateArgs {
    * Cards for tomorrow exist, results of races not yet run do not. Undefined publishes everything.
    */
   until?: number;
+  /** Publish only events published after this instant (epoch ms): the next slice of a feed already published up to it. */
+  since?: number;
 }
 
 export function checkDateArg(name: string, v: string | undefined): string {
@@ -46,14 +48,7 @@ export async function generate(
   const fromMs = parseDate(args.from)!;
   const span = parseDate(args.to)! + 86_400_000 - fromMs;
   const bar = progress('generate', 100, '%');
-  const until = args.until ?? Number.POSITIVE_INFINITY;
-  function* feed() {
-    for (const e of generateFeed({ from: args.from, to: args.to, seed: args.seed, scale: args.scale ?? 1 })) {
-      if (e.publishedAt > until) return;
-      yield e;
-    }
-  }
-  const stats = await publishEvents(rt.log, rt.codecs, feed(), {
+  const stats = await publishEvents(rt.log, rt.codecs, feedOf(args), {
     onProgress: (s, last) =>
       bar.update(Math.max(0, Math.min(100, ((last - fromMs) / span) * 100)), `${s.cards + s.results} events`),
   });
@@ -61,21 +56,26 @@ export async function generate(
   return stats;
 }
 
+/** The generated events published in (since, until]: the feed between two instants. */
+function* feedOf(args: GenerateArgs) {
+  const until = args.until ?? Number.POSITIVE_INFINITY;
+  const since = args.since ?? Number.NEGATIVE_INFINITY;
+  for (const e of generateFeed({ from: args.from, to: args.to, seed: args.seed, scale: args.scale ?? 1 })) {
+    if (e.publishedAt > until) return;
+    if (e.publishedAt > since) yield e;
+  }
+}
+
 /** What `generate` with these arguments produces (regenerated: the generator is deterministic). */
 export function generatedSummary(args: GenerateArgs): string {
-  const until = args.until ?? Number.POSITIVE_INFINITY;
-  function* feed() {
-    for (const e of generateFeed({ from: args.from, to: args.to, seed: args.seed, scale: args.scale ?? 1 })) {
-      if (e.publishedAt > until) return;
-      yield e;
-    }
-  }
-  return formatGenerationSummary(generationSummary(feed()));
+  return formatGenerationSummary(generationSummary(feedOf(args)));
 }
 
 export interface ProcessFigures {
   /** races in the processor's state */
   races: number;
+  /** seconds to load the processor's checkpoint and rebuild its aggregates (grows with the history) */
+  loadSeconds: number;
   records: number;
   rows: number;
   tombstones: number;
@@ -97,7 +97,7 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
     [rt.topics.cards, rt.topics.results, rt.topics.courses].map((t) => rt.log.committed(rt.groups.analytics, t)),
   );
   const total = ends.flat().reduce((a, b) => a + b, 0) - committed.flat().reduce((a, b) => a + b, 0);
-  const started = performance.now();
+  const opened = performance.now();
   const processor = await AnalyticsProcessor.open({
     log: rt.log,
     codecs: rt.codecs,
@@ -111,6 +111,8 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
     processor.useOwnership(rt.ownership);
     await rt.ownership.join(rt.log, rt.groups.owners, rt.topics.cards, rt.lifetime.signal);
   }
+  const loadSeconds = (performance.now() - opened) / 1000;
+  const started = performance.now();
   const bar = progress('process', Math.max(total, 0), 'records');
   const following = new AbortController();
   const view = (untilCaughtUp: boolean, signal?: AbortSignal) =>
@@ -143,6 +145,7 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
   viewBar.finish();
   return {
     races: processor.raceCount,
+    loadSeconds,
     records: processor.stats.records,
     rows: processor.stats.rowsEmitted,
     tombstones: processor.stats.tombstones,

@@ -1,0 +1,72 @@
+/**
+ * Cost that grows with the work, not the history: builds a history up to the start of day D (the feed
+ * published before D), processes it, then publishes one more day of the same feed (events published
+ * during D: that day's cards for D+1, race-day updates and results) and processes only that. Repeats
+ * for two history lengths and prints, for each, the records and rows of the extra day, the seconds to
+ * process it, and the seconds to load the checkpoint (which does grow with the history).
+ *   npm run bench:day -- [--days 2024-06-12] [--histories 90,730] [--scale 1]
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+
+const run = promisify(execFile);
+const { values } = parseArgs({
+  options: {
+    day: { type: 'string', default: '2024-06-12' },
+    histories: { type: 'string', default: '90,730' },
+    scale: { type: 'string', default: '1' },
+  },
+});
+const root = join(import.meta.dirname, '..');
+const cli = [join(root, 'dist', 'cli', 'racing.js')];
+const node = [process.execPath, '--max-semi-space-size=64'];
+const day = Date.parse(`${values.day}T00:00:00Z`);
+const iso = (ms: number) => new Date(ms).toISOString();
+const date = (ms: number) => iso(ms).slice(0, 10);
+
+for (const historyDays of values.histories!.split(',').map(Number)) {
+  const dir = mkdtempSync(join(tmpdir(), 'racing-day-'));
+  const env = { ...process.env, RACING_DATA_DIR: dir, LOG_LEVEL: 'warn' };
+  const racing = (args: string[]) => run(node[0]!, [...node.slice(1), ...cli, ...args], { env, maxBuffer: 1 << 26 });
+  try {
+    const range = [
+      '--from',
+      date(day - historyDays * 86_400_000),
+      '--to',
+      date(day + 2 * 86_400_000),
+      '--scale',
+      values.scale!,
+    ];
+    await racing(['generate', ...range, '--until', iso(day - 1)]);
+    const history = JSON.parse((await racing(['process'])).stdout.trim().split('\n').at(-1)!) as {
+      rows: number;
+      races: number;
+    };
+    await racing(['generate', ...range, '--since', iso(day - 1), '--until', iso(day + 86_400_000 - 1)]);
+    const t0 = performance.now();
+    const extra = JSON.parse((await racing(['process'])).stdout.trim().split('\n').at(-1)!) as {
+      records: number;
+      rows: number;
+      seconds: number;
+      loadSeconds: number;
+    };
+    const wall = (performance.now() - t0) / 1000;
+    console.log(
+      JSON.stringify({
+        historyDays,
+        historyRaces: history.races,
+        historyRows: history.rows,
+        dayRecords: extra.records,
+        dayRows: extra.rows,
+        dayProcessSeconds: +extra.seconds.toFixed(2),
+        loadSeconds: +extra.loadSeconds.toFixed(2),
+        commandWallSeconds: +wall.toFixed(2),
+      }),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
