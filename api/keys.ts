@@ -27,7 +27,8 @@ export interface CreatedKey {
   createdAt: string;
 }
 
-interface StoredKey extends KeyRecord {
+/** A key as stored and replicated: the record plus the SHA-256 hash of the key (never the key). */
+export interface StoredKey extends KeyRecord {
   hash: string;
 }
 
@@ -36,6 +37,8 @@ export interface KeyStoreOptions {
   clock?: () => number;
   /** Verified hashes kept in memory (least recently used evicted). */
   cacheSize?: number;
+  /** Called with each created or revoked record after it is stored (Kafka mode: replicate it to the keys topic). */
+  publish?: (stored: StoredKey) => Promise<void>;
 }
 
 export const KEY_PREFIX = 'rk_';
@@ -64,8 +67,11 @@ export class KeyStore {
    */
   readonly #revoked = new Set<string>();
 
+  readonly #publish: ((stored: StoredKey) => Promise<void>) | undefined;
+
   constructor(store: StorePort, options: KeyStoreOptions = {}) {
     this.#store = store;
+    this.#publish = options.publish;
     this.#clock = options.clock ?? Date.now;
     this.#cacheSize = options.cacheSize ?? 10_000;
   }
@@ -81,6 +87,7 @@ export class KeyStore {
       { type: 'put', key: `id/${id}`, value: Buffer.from(JSON.stringify(stored)) },
       { type: 'put', key: `hash/${hash}`, value: Buffer.from(id) },
     ]);
+    await this.#publish?.(stored);
     return { id, key, name, createdAt };
   }
 
@@ -126,7 +133,25 @@ export class KeyStore {
       { type: 'put', key: `id/${id}`, value: Buffer.from(JSON.stringify(revoked)) },
       { type: 'del', key: `hash/${stored.hash}` },
     ]);
+    await this.#publish?.(revoked);
     return publicRecord(revoked);
+  }
+
+  /**
+   * Applies a key record replicated from another instance (Kafka mode: every API replica materialises
+   * the compacted keys topic). A revocation takes effect here as soon as it is applied.
+   */
+  async applyReplicated(stored: StoredKey): Promise<void> {
+    if (stored.revokedAt !== null) {
+      this.#revoked.add(stored.id);
+      this.#cache.delete(stored.hash);
+    }
+    await this.#store.batch([
+      { type: 'put', key: `id/${stored.id}`, value: Buffer.from(JSON.stringify(stored)) },
+      stored.revokedAt === null
+        ? { type: 'put', key: `hash/${stored.hash}`, value: Buffer.from(stored.id) }
+        : { type: 'del', key: `hash/${stored.hash}` },
+    ]);
   }
 
   /** Every key, active and revoked, ordered by createdAt then id. Never includes keys or hashes. */

@@ -20,6 +20,7 @@ import { ANALYTICS_GROUP } from '../streams/processors/analytics-processor.js';
 import type { PartitionOwnership } from '../streams/processors/ownership.js';
 import type { SchemaRegistryPort } from '../streams/registry-port.js';
 import { DEFAULT_TOPIC_SETTINGS, type TopicNames, topicNames, topicSpecs } from '../streams/topics.js';
+import { publishKey } from './commands/key-replication.js';
 import type { ServiceConfig } from './config.js';
 
 export interface Runtime {
@@ -31,7 +32,7 @@ export interface Runtime {
   codecs: Codecs;
   topics: TopicNames;
   /** consumer groups: this instance's own, and (Kafka mode) the shared group that assigns race partitions */
-  groups: { analytics: string; view: string; owners?: string };
+  groups: { analytics: string; view: string; owners?: string; keys?: string };
   /** aborted on close (background members such as the ownership group) */
   lifetime: AbortController;
   /** Kafka mode: this instance's membership of the group that assigns race partitions (joined once) */
@@ -77,6 +78,7 @@ export async function openRuntime(config: ServiceConfig, logger: Logger): Promis
         analytics: `${p}${ANALYTICS_GROUP}.${config.instanceId}`,
         view: `${p}${VIEW_GROUP}.${config.instanceId}`,
         owners: `${p}${ANALYTICS_GROUP}`,
+        keys: `${p}racing-api-keys.${config.instanceId}`,
       };
     } else {
       log = createEmbeddedLog(store.sub('log/'));
@@ -104,7 +106,10 @@ export async function openRuntime(config: ServiceConfig, logger: Logger): Promis
     groups,
     processorStore: store.sub('processor/'),
     view: new LevelReadModel(store.sub('view/'), (buf) => codecs.serde.decode<AnalyticsRow>(topics.analytics, buf)),
-    keys: new KeyStore(store.sub('keys/')),
+    keys: new KeyStore(
+      store.sub('keys/'),
+      config.mode === 'kafka' ? { publish: publishKey({ log: openLog, topics }) } : {},
+    ),
     async close() {
       lifetime.abort();
       await openLog.close();

@@ -8,6 +8,8 @@ export interface TopicNames {
   analytics: string;
   courseSnapshots: string;
   deadLetter: string;
+  /** API keys (hash and metadata only, never a key), replicated to every API replica; Kafka mode */
+  apiKeys: string;
 }
 
 /**
@@ -22,6 +24,7 @@ export function topicNames(prefix = ''): TopicNames {
     analytics: `${prefix}racing.analytics.v1`,
     courseSnapshots: `${prefix}racing.course-snapshots.v1`,
     deadLetter: `${prefix}racing.dead-letter.v1`,
+    apiKeys: `${prefix}racing.api-keys.v1`,
   };
 }
 
@@ -51,5 +54,6 @@ export function topicSpecs(names: TopicNames = TOPICS, s: TopicSettings = DEFAUL
     { name: names.analytics, partitions: s.partitions, compacted: true, config: compact },
     { name: names.courseSnapshots, partitions: s.partitions, compacted: true, config: compact },
     { name: names.deadLetter, partitions: 1, compacted: false, config: longRetention },
+    { name: names.apiKeys, partitions: 1, compacted: true, config: compact },
   ];
 }

@@ -6,12 +6,15 @@ import type { AnalyticsProcessor } from '../../streams/processors/analytics-proc
 import { runViewMaterializer } from '../../streams/processors/view-materializer.js';
 import { removeServiceFile, writeServiceFile } from '../service-file.js';
 import type { Runtime } from '../runtime.js';
+import { replicateKeys } from './key-replication.js';
 
 /**
  * Serves the API until SIGINT/SIGTERM. The processor and the view keep tailing the log so events
  * published later are served too. Resolves with the listening URL once the socket is open.
  */
 export async function serve(rt: Runtime, processor: AnalyticsProcessor, onStop: () => Promise<void>): Promise<string> {
+  // Kafka mode: keys created or revoked on other replicas are honoured before the first request.
+  await replicateKeys(rt, { untilCaughtUp: true });
   const token = randomBytes(24).toString('base64url');
   const app = buildApp({
     readModel: rt.view,
@@ -35,6 +38,7 @@ export async function serve(rt: Runtime, processor: AnalyticsProcessor, onStop: 
       untilCaughtUp: false,
       signal: abort.signal,
     }),
+    replicateKeys(rt, { untilCaughtUp: false, signal: abort.signal }),
   ];
   for (const t of tails) {
     t.catch((e: unknown) => {

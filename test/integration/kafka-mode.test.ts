@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { analyticsNdjson } from '../../api/admin.js';
 import { type ServiceConfig, serviceConfigFromEnv } from '../../cli/config.js';
+import { replicateKeys } from '../../cli/commands/key-replication.js';
 import { generate, processAll, rebuild } from '../../cli/commands/pipeline.js';
 import { openKafkaLog, openRuntime, type Runtime } from '../../cli/runtime.js';
 import { silentLogger } from '../../domain/logger.js';
@@ -90,7 +91,7 @@ describe.skipIf(!brokers)('Kafka mode', () => {
     }
   }, 300_000);
 
-  it('two processor instances produce the rows of one; an API replica started later serves the same', async () => {
+  it('two processor instances produce the rows of one; an API replica started later serves the same rows and keys', async () => {
     const p2 = `${prefix}two.`;
     const env = { ...kafkaEnv(), RACING_TOPIC_PREFIX: p2 };
     const publisher = await openRuntime(config({ ...env, RACING_INSTANCE_ID: 'publisher' }), logger);
@@ -121,6 +122,13 @@ describe.skipIf(!brokers)('Kafka mode', () => {
           await new Promise((r) => setTimeout(r, 500));
         }
         expect(got).toBe(expected);
+        // keys: created on one replica, honoured by another; a revocation reaches it too
+        const created = await a.keys.create('shared');
+        await replicateKeys(replica, { untilCaughtUp: true });
+        expect((await replica.keys.verify(created.key))?.id).toBe(created.id);
+        await a.keys.revoke(created.id);
+        await replicateKeys(replica, { untilCaughtUp: true });
+        expect(await replica.keys.verify(created.key)).toBeUndefined();
         // the work was shared: each instance emitted rows for the race partitions it was assigned
         expect(fa.processor.stats.rowsEmitted).toBeGreaterThan(0);
         expect(fb.processor.stats.rowsEmitted).toBeGreaterThan(0);
