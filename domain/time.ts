@@ -44,11 +44,6 @@ export function startOfUtcMonth(ms: number): number {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
 }
 
-/** `YYYY-MM` of an instant, in UTC. */
-export function utcMonth(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 7);
-}
-
 /** Adds whole days to a `YYYY-MM-DD` date. */
 export function addDays(date: string, days: number): string {
   const t = parseDate(date);

@@ -48,8 +48,7 @@ export async function createKey(
 
 export async function listKeys(t: Target): Promise<KeyInfo[]> {
   if ('service' in t) {
-    const body = (await (await call(t.service, 'GET', '/keys')).json()) as { keys: KeyInfo[] } | KeyInfo[];
-    return Array.isArray(body) ? body : body.keys;
+    return ((await (await call(t.service, 'GET', '/keys')).json()) as { keys: KeyInfo[] }).keys;
   }
   return t.rt.keys.list();
 }

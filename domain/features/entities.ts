@@ -2,6 +2,7 @@
  * Jockey, trainer, sire and course-snapshot features (features.md): each is a function of one entity
  * key's visible history, held in an EventIndex, and the race's own off time.
  */
+import type { CourseSnapshot } from '../avro-types.generated.js';
 import type { EventIndex } from '../../state/aggregates/event-index.js';
 import { round4 } from '../rounding.js';
 import { startOfUtcMonth } from '../time.js';
@@ -74,21 +75,14 @@ export function sireFeatures(idx: EventIndex | undefined, sireKnown: boolean, of
   return { sireProgenyWinRate: rate(w.sums[SIRE_WIN]!, w.n), sireProgenyRuns: w.n, latestVisible: w.latestVisible };
 }
 
-export interface SnapshotStats {
-  /** races visible at the period end */
-  races: number;
-  runners: number;
-  favouriteRaces: number;
-  favouriteWinRate: number;
-  favouritePlaceRate: number;
-  drawRaces: number;
-  drawLowWinRate: number;
-  drawMiddleWinRate: number;
-  drawHighWinRate: number;
-  drawBias: number;
-  drawBiasStrength: number;
+/** A snapshot's statistics: the CourseSnapshot schema's fields less its identity, plus its latest input time. */
+export type SnapshotStats = Omit<
+  CourseSnapshot,
+  'courseId' | 'period' | 'periodEndUtc' | 'discipline' | 'distanceBucket' | 'surface' | 'computedAtUtc'
+> & {
+  /** latest visibleAt among the races in the snapshot, 0 when none */
   latestVisible: number;
-}
+};
 
 /** The snapshot of one course key covering every race visible at `periodEnd`. */
 export function snapshotAt(idx: EventIndex | undefined, periodEnd: number): SnapshotStats {

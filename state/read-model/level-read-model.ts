@@ -2,6 +2,7 @@
  * The API's read model over a StorePort: races (latest card + result) with day and off-time indexes,
  * and the current analytics rows. Written by the view materialiser from the topics, read by the API.
  */
+import { compareCardVersions } from '../../domain/card-order.js';
 import type { ReadModel, RaceDay, RaceDetail, RaceRunner, RaceSummary } from '../../api/read-model-port.js';
 import type { AnalyticsRow, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
 import { isoUtc } from '../../domain/time.js';
@@ -52,11 +53,7 @@ export class LevelReadModel implements ReadModel {
       if (e.kind === 'card') {
         const r = load(e.value.raceId);
         const c = r.card;
-        if (
-          !c ||
-          e.value.publishedAt > c.publishedAt ||
-          (e.value.publishedAt === c.publishedAt && e.value.version > c.version)
-        ) {
+        if (!c || compareCardVersions(e.value, c) > 0) {
           r.card = e.value;
         }
       } else if (e.kind === 'result') {

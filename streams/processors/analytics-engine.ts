@@ -8,6 +8,7 @@
  * set of rows does not depend on arrival order or batching; only provisional rows track what has
  * arrived so far.
  */
+import { compareCardVersions } from '../../domain/card-order.js';
 import type { AnalyticsRow, Course, RaceCard, RaceCardRunner, RaceResult } from '../../domain/avro-types.generated.js';
 import { disciplineCode, distanceBucket, distanceBucketCode, goingCode, surfaceCode } from '../../domain/codes.js';
 import {
@@ -62,8 +63,6 @@ export function effectiveCard(cards: readonly RaceCard[], hasResult: boolean): R
   return eff ?? cards[0];
 }
 
-const cardOrder = (a: RaceCard, b: RaceCard): number => a.publishedAt - b.publishedAt || a.version - b.version;
-
 export class AnalyticsEngine {
   readonly counters: EngineCounters = {
     cards: 0,
@@ -98,7 +97,7 @@ export class AnalyticsEngine {
       return;
     }
     race.cards.push(slimCard(card));
-    race.cards.sort(cardOrder);
+    race.cards.sort(compareCardVersions);
     this.state.courseRace(card.courseId, card.raceId);
     this.reconcile(race);
   }
@@ -151,10 +150,6 @@ export class AnalyticsEngine {
         this.state.touchRace(race);
       }
     }
-  }
-
-  get pendingRecomputes(): number {
-    return this.dirtyRaces.size;
   }
 
   /** Brings the entity aggregates in line with the race's current card and result. */

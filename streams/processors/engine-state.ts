@@ -206,10 +206,6 @@ export class EngineState {
     return ops;
   }
 
-  get dirtyCount(): number {
-    return this.dirtyRaces.size + this.dirtyCourses.size;
-  }
-
   /**
    * Loads the races and courses of a checkpoint written by takeDirty(). The entity aggregates are not
    * stored: the engine rebuilds them from the races' links (AnalyticsEngine.restore).
