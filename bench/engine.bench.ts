@@ -19,13 +19,14 @@ const batch = Number(values.batch);
 const engine = new AnalyticsEngine(new EngineState());
 let rows = 0;
 const t0 = performance.now();
-events.forEach((e, i) => {
-  if (e.kind === 'card') engine.applyCard(e.value);
-  else if (e.kind === 'result') engine.applyResult(e.value);
-  else engine.applyCourse(e.value);
-  if ((i + 1) % batch === 0) rows += engine.flush().length;
-});
-rows += engine.flush().length;
+for (let i = 0; i < events.length; i++) {
+  const e = events[i]!;
+  if (e.kind === 'card') await engine.applyCard(e.value);
+  else if (e.kind === 'result') await engine.applyResult(e.value);
+  else await engine.applyCourse(e.value);
+  if ((i + 1) % batch === 0) rows += (await engine.flush()).length;
+}
+rows += (await engine.flush()).length;
 const secs = (performance.now() - t0) / 1000;
 const t1 = performance.now();
 const ops = engine.state.takeDirty();

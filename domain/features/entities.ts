@@ -3,7 +3,7 @@
  * key's visible history, held in an EventIndex, and the race's own off time.
  */
 import type { CourseSnapshot } from '../avro-types.generated.js';
-import type { EventIndex } from '../../state/aggregates/event-index.js';
+import type { WindowSource } from '../../state/aggregates/event-index.js';
 import { round4 } from '../rounding.js';
 import { startOfUtcMonth } from '../time.js';
 import { DAYS_14, DAYS_90 } from './horse.js';
@@ -35,7 +35,7 @@ export interface JockeyFeatures {
 }
 
 /** Wins / rides in visible races off in [off - 90 days, off). */
-export function jockeyFeatures(idx: EventIndex | undefined, off: number): JockeyFeatures {
+export function jockeyFeatures(idx: WindowSource | undefined, off: number): JockeyFeatures {
   if (!idx) return { jockeyWinRate90Day: 0, jockeyRides90Day: 0, latestVisible: 0 };
   const w = idx.window(off - DAYS_90, off);
   return { jockeyWinRate90Day: rate(w.sums[JOCKEY_WIN]!, w.n), jockeyRides90Day: w.n, latestVisible: w.latestVisible };
@@ -49,7 +49,7 @@ export interface TrainerFeatures {
 }
 
 /** Winners / runners, and W-P-R, in visible races off in [off - 14 days, off). */
-export function trainerFeatures(idx: EventIndex | undefined, off: number): TrainerFeatures {
+export function trainerFeatures(idx: WindowSource | undefined, off: number): TrainerFeatures {
   if (!idx) return { trainer14DayWinRate: 0, trainerRunners14Day: 0, stableForm: '0-0-0', latestVisible: 0 };
   const w = idx.window(off - DAYS_14, off);
   const wins = w.sums[TRAINER_WIN]!;
@@ -69,7 +69,7 @@ export interface SireFeatures {
 }
 
 /** Wins / runs of every visible run whose card named this sire; 0 when the runner's sire is unknown. */
-export function sireFeatures(idx: EventIndex | undefined, sireKnown: boolean, off: number): SireFeatures {
+export function sireFeatures(idx: WindowSource | undefined, sireKnown: boolean, off: number): SireFeatures {
   if (!sireKnown || !idx) return { sireProgenyWinRate: 0, sireProgenyRuns: 0, latestVisible: 0 };
   const w = idx.window(Number.NEGATIVE_INFINITY, off);
   return { sireProgenyWinRate: rate(w.sums[SIRE_WIN]!, w.n), sireProgenyRuns: w.n, latestVisible: w.latestVisible };
@@ -85,7 +85,7 @@ export type SnapshotStats = Omit<
 };
 
 /** The snapshot of one course key covering every race visible at `periodEnd`. */
-export function snapshotAt(idx: EventIndex | undefined, periodEnd: number): SnapshotStats {
+export function snapshotAt(idx: WindowSource | undefined, periodEnd: number): SnapshotStats {
   const zero: SnapshotStats = {
     races: 0,
     runners: 0,
@@ -135,7 +135,7 @@ export interface DrawFeatures {
 }
 
 /** drawBiasStrength from the snapshot in force at the off; 0 when there is no snapshot or no draw. */
-export function drawFeatures(idx: EventIndex | undefined, off: number, draw: number): DrawFeatures {
+export function drawFeatures(idx: WindowSource | undefined, off: number, draw: number): DrawFeatures {
   const snap = snapshotAt(idx, snapshotPeriodEndFor(off));
   if (draw <= 0) return { drawBiasStrength: 0, drawBiasRaces: 0, latestVisible: snap.latestVisible };
   return { drawBiasStrength: snap.drawBiasStrength, drawBiasRaces: snap.drawRaces, latestVisible: snap.latestVisible };

@@ -37,6 +37,11 @@ export interface WindowCounts {
   latestVisible: number;
 }
 
+/** Anything answering window queries: an EventIndex or a ChunkedIndex. */
+export interface WindowSource {
+  window(fromOff: number, t: number): WindowCounts;
+}
+
 export interface EventIndexJson {
   w: number;
   k: string[];

@@ -18,9 +18,21 @@ import {
   sireFeatures,
   trainerFeatures,
 } from '../../domain/features/entities.js';
-import { horseFeatures, runFigure } from '../../domain/features/horse.js';
+import { DAYS_14, DAYS_90, horseFeatures, runFigure } from '../../domain/features/horse.js';
+import type { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
+import { snapshotPeriodEndFor } from '../../domain/features/entities.js';
 import { isoUtc } from '../../domain/time.js';
-import { type EngineState, entityKey, type IndexKind, type RaceState, type RunnerLink } from './engine-state.js';
+import {
+  type EngineState,
+  entityKey,
+  type HorseRecord,
+  type IndexKind,
+  type PendingKind,
+  type RaceLinks,
+  type RaceState,
+  type RunnerLink,
+} from './engine-state.js';
+import type { HorseRun } from '../../domain/features/horse.js';
 
 export interface RowOutput {
   /** `${raceId}:${horseId}` */
@@ -78,20 +90,38 @@ export class AnalyticsEngine {
   constructor(readonly state: EngineState) {}
 
   /**
-   * An engine over a loaded checkpoint: rebuilds the entity aggregates from every race's links (in
-   * off-time order, so the indexes are built by appends) without marking anything for recompute.
+   * Loads, in one store round trip, what applying these events will use: their races, and the
+   * horses and entity heads their cards name (the rest is loaded on demand).
    */
-  static restore(state: EngineState): AnalyticsEngine {
-    const engine = new AnalyticsEngine(state);
-    const linked = [...state.allRaces()].filter((r) => r.links !== null);
-    linked.sort((a, b) => a.links!.off - b.links!.off || (a.raceId < b.raceId ? -1 : 1));
-    for (const r of linked) engine.link(r.raceId, r.links!, false);
-    return engine;
+  async prefetch(
+    events: readonly ({ kind: 'card'; value: RaceCard } | { kind: 'result' | 'course'; value: unknown })[],
+  ): Promise<void> {
+    const races: string[] = [];
+    const horses: string[] = [];
+    const indexes: [IndexKind, string][] = [];
+    for (const e of events) {
+      if (e.kind === 'result') races.push((e.value as RaceResult).raceId);
+      if (e.kind !== 'card') continue;
+      const c = e.value;
+      races.push(c.raceId);
+      indexes.push(['course', entityKey.course(c.courseId, c.discipline, distanceBucket(c.distanceYards), c.surface)]);
+      for (const r of c.runners) {
+        horses.push(r.horseId);
+        indexes.push(['jockey', r.jockeyId], ['trainer', r.trainerId]);
+        if (r.sireId) indexes.push(['sire', r.sireId]);
+      }
+    }
+    await this.state.prefetch({ races, horses, indexes });
   }
 
-  applyCard(card: RaceCard): void {
+  private advance(publishedAt: number): void {
+    if (publishedAt > this.state.now) this.state.now = publishedAt;
+  }
+
+  async applyCard(card: RaceCard): Promise<void> {
     this.counters.cards++;
-    const race = this.state.race(card.raceId);
+    this.advance(card.publishedAt);
+    const race = this.state.peekRace(card.raceId) ?? (await this.state.race(card.raceId));
     if (race.cards.some((c) => c.version === card.version && c.publishedAt === card.publishedAt)) {
       this.counters.duplicates++;
       return;
@@ -99,53 +129,58 @@ export class AnalyticsEngine {
     race.cards.push(slimCard(card));
     race.cards.sort(compareCardVersions);
     this.state.courseRace(card.courseId, card.raceId);
-    this.reconcile(race);
+    await this.reconcile(race);
   }
 
-  applyResult(result: RaceResult): void {
+  async applyResult(result: RaceResult): Promise<void> {
     this.counters.results++;
-    const race = this.state.race(result.raceId);
+    this.advance(result.publishedAt);
+    const race = this.state.peekRace(result.raceId) ?? (await this.state.race(result.raceId));
     // A later publication supersedes (a corrected result); an equal or older one is a duplicate.
     if (race.result && race.result.publishedAt >= result.publishedAt) {
       this.counters.duplicates++;
       return;
     }
     race.result = result;
-    this.reconcile(race);
+    await this.reconcile(race);
   }
 
-  applyCourse(course: Course): void {
+  async applyCourse(course: Course): Promise<void> {
     this.counters.courses++;
     this.state.setCourse(course);
-    for (const raceId of this.state.racesAtCourse(course.courseId)) this.dirtyRaces.add(raceId);
+    for (const raceId of await this.state.racesAtCourse(course.courseId)) this.dirtyRaces.add(raceId);
   }
 
-  /** Recomputes every race marked dirty and returns the rows that changed (and tombstones). */
   /**
    * Recomputes every race marked dirty and returns the rows that changed (and tombstones). With
    * `owns`, only the races this instance owns are recomputed and emitted (scale-out: every instance
    * keeps every entity aggregate, each assembles the rows of its own race partitions).
    */
-  flush(owns?: (raceId: string) => boolean): RowOutput[] {
+  async flush(owns?: (raceId: string) => boolean): Promise<RowOutput[]> {
     const out: RowOutput[] = [];
-    const ids = [...this.dirtyRaces].sort();
+    const ids = [...this.dirtyRaces].filter((id) => !owns || owns(id)).sort();
     this.dirtyRaces.clear();
-    for (const raceId of ids) if (!owns || owns(raceId)) this.recompute(this.state.race(raceId), out);
+    await this.state.prefetch({ races: ids, horses: [], indexes: [] });
+    for (const raceId of ids) {
+      await this.recompute(this.state.peekRace(raceId) ?? (await this.state.race(raceId)), out);
+    }
     return out;
   }
 
   /** Marks every known race matching the predicate for recompute (e.g. partitions newly owned). */
-  markDirty(predicate: (raceId: string) => boolean): void {
-    for (const race of this.state.allRaces()) if (predicate(race.raceId)) this.dirtyRaces.add(race.raceId);
+  async markDirty(predicate: (raceId: string) => boolean): Promise<void> {
+    for (const id of await this.state.allRaceIds()) if (predicate(id)) this.dirtyRaces.add(id);
   }
 
   /**
    * Forgets what was emitted for races matching the predicate (partitions this instance no longer
    * owns), so that owning them again re-emits their rows.
    */
-  forgetEmitted(predicate: (raceId: string) => boolean): void {
-    for (const race of this.state.allRaces()) {
-      if (predicate(race.raceId) && Object.keys(race.emitted).length > 0) {
+  async forgetEmitted(predicate: (raceId: string) => boolean): Promise<void> {
+    for (const id of await this.state.allRaceIds()) {
+      if (!predicate(id)) continue;
+      const race = await this.state.race(id);
+      if (Object.keys(race.emitted).length > 0) {
         race.emitted = {};
         this.state.touchRace(race);
       }
@@ -153,15 +188,68 @@ export class AnalyticsEngine {
   }
 
   /** Brings the entity aggregates in line with the race's current card and result. */
-  private reconcile(race: RaceState): void {
+  private async reconcile(race: RaceState): Promise<void> {
     this.dirtyRaces.add(race.raceId);
     this.state.touchRace(race);
     const next = this.links(race);
     const prev = race.links;
     if (sameLinks(prev, next)) return;
+    if (prev) await this.ready(prev);
+    if (next) await this.ready(next);
     if (prev) this.unlink(race.raceId, prev);
     if (next) this.link(race.raceId, next);
     race.links = next;
+  }
+
+  /**
+   * Makes resident what linking or unlinking these links touches: the horses, and each entity's index
+   * with the chunks from the race's month on. Awaits only when something has to be loaded.
+   */
+  private async ready(l: RaceLinks): Promise<void> {
+    const s = this.state;
+    const ran = l.kind === 'ran';
+    const needIdx = async (kind: IndexKind, id: string) => {
+      const i = s.peekIndex(kind, id) ?? (await s.index(kind, id, true));
+      if (ran) {
+        const p = i.ensureFrom(l.off);
+        if (p) await p;
+      }
+    };
+    for (const r of l.runners) {
+      if (!s.peekHorse(r.horseId)) await s.horse(r.horseId);
+      if (!s.peekIndex('jockey', r.jockeyId) || ran) await needIdx('jockey', r.jockeyId);
+      if (!s.peekIndex('trainer', r.trainerId) || ran) await needIdx('trainer', r.trainerId);
+      if (r.sireId && (!s.peekIndex('sire', r.sireId) || ran)) await needIdx('sire', r.sireId);
+    }
+    await needIdx('course', l.courseKey);
+  }
+
+  private horse(id: string): HorseRecord {
+    return this.state.peekHorse(id)!;
+  }
+
+  /** A resident index (see ready()), marked as changed. */
+  private idx(kind: IndexKind, id: string): ChunkedIndex {
+    const i = this.state.peekIndex(kind, id)!;
+    this.state.touchIndex(i);
+    return i;
+  }
+
+  /** Makes resident what computing the race's rows reads; awaits only when something has to be loaded. */
+  private async readyRows(starters: readonly RaceCardRunner[], off: number, courseKey: string): Promise<void> {
+    const s = this.state;
+    const need = async (kind: IndexKind, id: string, from: number, t: number) => {
+      const i = s.peekIndex(kind, id) ?? (await s.index(kind, id));
+      const p = i?.ensure(from, t);
+      if (p) await p;
+    };
+    for (const r of starters) {
+      if (!s.peekHorse(r.horseId)) await s.horse(r.horseId);
+      await need('jockey', r.jockeyId, off - DAYS_90, off);
+      await need('trainer', r.trainerId, off - DAYS_14, off);
+      if (r.sireId) await need('sire', r.sireId, Number.NEGATIVE_INFINITY, off);
+    }
+    await need('course', courseKey, Number.NEGATIVE_INFINITY, snapshotPeriodEndFor(off));
   }
 
   /** What this race contributes to entities: run facts once it has a card and a result, else pending interest. */
@@ -221,22 +309,42 @@ export class AnalyticsEngine {
     };
   }
 
-  private link(raceId: string, l: NonNullable<RaceState['links']>, mark = true): void {
-    const s = this.state;
+  private setPending(kind: PendingKind, id: string, raceId: string, off: number): void {
+    if (kind === 'horse') {
+      const h = this.horse(id);
+      if (h.pending.get(raceId) !== off) {
+        h.pending.set(raceId, off);
+        this.state.touchHorse(id);
+      }
+    } else {
+      this.idx(kind, id).setPending(raceId, off);
+    }
+  }
+
+  private deletePending(kind: PendingKind, id: string, raceId: string): void {
+    if (kind === 'horse') {
+      if (this.horse(id).pending.delete(raceId)) this.state.touchHorse(id);
+    } else {
+      this.idx(kind, id).deletePending(raceId);
+    }
+  }
+
+  private link(raceId: string, l: NonNullable<RaceState['links']>): void {
     if (l.kind === 'pending') {
       for (const r of l.runners) {
-        s.setPending('horse', r.horseId, raceId, l.off);
-        s.setPending('jockey', r.jockeyId, raceId, l.off);
-        s.setPending('trainer', r.trainerId, raceId, l.off);
-        if (r.sireId) s.setPending('sire', r.sireId, raceId, l.off);
+        this.setPending('horse', r.horseId, raceId, l.off);
+        this.setPending('jockey', r.jockeyId, raceId, l.off);
+        this.setPending('trainer', r.trainerId, raceId, l.off);
+        if (r.sireId) this.setPending('sire', r.sireId, raceId, l.off);
       }
-      s.setPending('course', l.courseKey, raceId, l.off);
+      this.setPending('course', l.courseKey, raceId, l.off);
       return;
     }
     for (const r of l.runners) {
       const key = rowKey(raceId, r.horseId);
       const win = r.position === 1 ? 1 : 0;
-      s.upsertHorseRun(r.horseId, {
+      const h = this.horse(r.horseId);
+      upsertRun(h.runs, {
         raceId,
         off: l.off,
         visibleAt: l.visibleAt,
@@ -248,77 +356,75 @@ export class AnalyticsEngine {
         weightLbs: r.weightLbs,
         raceClass: l.raceClass!,
       });
-      if (mark) this.markHorseDependents(r.horseId, l.off, raceId);
-      s.upsertEvent('jockey', r.jockeyId, key, l.off, l.visibleAt, [win]);
-      if (mark) this.markDependents('jockey', r.jockeyId, l.off, raceId);
-      s.upsertEvent('trainer', r.trainerId, key, l.off, l.visibleAt, [
-        win,
-        r.position === 2 || r.position === 3 ? 1 : 0,
-      ]);
-      if (mark) this.markDependents('trainer', r.trainerId, l.off, raceId);
-      if (r.sireId) {
-        s.upsertEvent('sire', r.sireId, key, l.off, l.visibleAt, [win]);
-        if (mark) this.markDependents('sire', r.sireId, l.off, raceId);
-      }
+      this.state.touchHorse(r.horseId);
+      this.markHorseDependents(h, l.off, raceId);
+      this.event('jockey', r.jockeyId, key, l, [win]);
+      this.event('trainer', r.trainerId, key, l, [win, r.position === 2 || r.position === 3 ? 1 : 0]);
+      if (r.sireId) this.event('sire', r.sireId, key, l, [win]);
     }
-    s.upsertEvent('course', l.courseKey, raceId, l.off, l.visibleAt, l.courseVec);
-    if (mark) this.markDependents('course', l.courseKey, l.off, raceId);
+    this.event('course', l.courseKey, raceId, l, l.courseVec);
+  }
+
+  /** Records a run event in an entity's index and marks the entity's later races for recompute. */
+  private event(kind: IndexKind, id: string, key: string, l: RaceLinks, vec: readonly number[]): void {
+    const idx = this.idx(kind, id);
+    idx.upsert(key, l.off, l.visibleAt, vec);
+    this.markDependents(idx, l.off, raceIdOf(key));
+  }
+
+  private removeEvent(kind: IndexKind, id: string, key: string, off: number): void {
+    const idx = this.idx(kind, id);
+    idx.remove(key, off);
+    this.markDependents(idx, off, raceIdOf(key));
   }
 
   private unlink(raceId: string, l: NonNullable<RaceState['links']>): void {
-    const s = this.state;
     if (l.kind === 'pending') {
       for (const r of l.runners) {
-        s.deletePending('horse', r.horseId, raceId);
-        s.deletePending('jockey', r.jockeyId, raceId);
-        s.deletePending('trainer', r.trainerId, raceId);
-        if (r.sireId) s.deletePending('sire', r.sireId, raceId);
+        this.deletePending('horse', r.horseId, raceId);
+        this.deletePending('jockey', r.jockeyId, raceId);
+        this.deletePending('trainer', r.trainerId, raceId);
+        if (r.sireId) this.deletePending('sire', r.sireId, raceId);
       }
-      s.deletePending('course', l.courseKey, raceId);
+      this.deletePending('course', l.courseKey, raceId);
       return;
     }
     for (const r of l.runners) {
       const key = rowKey(raceId, r.horseId);
-      s.removeHorseRun(r.horseId, raceId);
-      this.markHorseDependents(r.horseId, l.off, raceId);
-      s.removeEvent('jockey', r.jockeyId, key);
-      this.markDependents('jockey', r.jockeyId, l.off, raceId);
-      s.removeEvent('trainer', r.trainerId, key);
-      this.markDependents('trainer', r.trainerId, l.off, raceId);
-      if (r.sireId) {
-        s.removeEvent('sire', r.sireId, key);
-        this.markDependents('sire', r.sireId, l.off, raceId);
+      const h = this.horse(r.horseId);
+      const i = h.runs.findIndex((x) => x.raceId === raceId);
+      if (i >= 0) {
+        h.runs.splice(i, 1);
+        this.state.touchHorse(r.horseId);
       }
+      this.markHorseDependents(h, l.off, raceId);
+      this.removeEvent('jockey', r.jockeyId, key, l.off);
+      this.removeEvent('trainer', r.trainerId, key, l.off);
+      if (r.sireId) this.removeEvent('sire', r.sireId, key, l.off);
     }
-    s.removeEvent('course', l.courseKey, raceId);
-    this.markDependents('course', l.courseKey, l.off, raceId);
+    this.removeEvent('course', l.courseKey, raceId, l.off);
   }
 
   /** Races that may see a change of this entity at `off`: its pending or run races off later. */
-  private markDependents(kind: IndexKind, id: string, off: number, self: string): void {
-    const pending = this.state.pending(kind, id);
-    if (pending) for (const [rid, o] of pending) if (o > off && rid !== self) this.dirtyRaces.add(rid);
-    const idx = this.state.index(kind, id);
-    if (!idx) return;
+  private markDependents(idx: ChunkedIndex, off: number, self: string): void {
+    for (const [rid, o] of idx.pending) if (o > off && rid !== self) this.dirtyRaces.add(rid);
     for (const k of idx.keysOffAfter(off)) {
-      const colon = k.indexOf(':');
-      const rid = colon >= 0 ? k.slice(0, colon) : k;
+      const rid = raceIdOf(k);
       if (rid !== self) this.dirtyRaces.add(rid);
     }
   }
 
-  private markHorseDependents(horseId: string, off: number, self: string): void {
-    const pending = this.state.pending('horse', horseId);
-    if (pending) for (const [rid, o] of pending) if (o > off && rid !== self) this.dirtyRaces.add(rid);
-    const runs = this.state.horseRuns(horseId);
+  private markHorseDependents(h: HorseRecord, off: number, self: string): void {
+    for (const [rid, o] of h.pending) if (o > off && rid !== self) this.dirtyRaces.add(rid);
+    const runs = h.runs;
     for (let i = runs.length - 1; i >= 0 && runs[i]!.off > off; i--) {
       const rid = runs[i]!.raceId;
       if (rid !== self) this.dirtyRaces.add(rid);
     }
   }
 
-  private recompute(race: RaceState, out: RowOutput[]): void {
-    const rows = this.computeRows(race);
+  private async recompute(race: RaceState, out: RowOutput[]): Promise<void> {
+    const rows = await this.computeRows(race);
     const next: Record<string, string> = {};
     for (const row of rows) {
       next[row.horseId] = fingerprint(rowText(row));
@@ -341,7 +447,7 @@ export class AnalyticsEngine {
   }
 
   /** The current rows of a race (final once its result is in), ordered by horseId. */
-  computeRows(race: RaceState): AnalyticsRow[] {
+  async computeRows(race: RaceState): Promise<AnalyticsRow[]> {
     const latest = latestCard(race.cards);
     if (!latest) return [];
     const result = race.result;
@@ -356,11 +462,13 @@ export class AnalyticsEngine {
       distanceBucket(card.distanceYards),
       card.surface,
     );
-    const courseIdx = this.state.index('course', courseKey);
+    await this.readyRows(starters, off, courseKey);
+    const s = this.state;
+    const courseIdx = s.peekIndex('course', courseKey);
     const topo = this.state.course(card.courseId)?.topology ?? null;
     const rows: AnalyticsRow[] = [];
     for (const r of [...starters].sort((a, b) => (a.horseId < b.horseId ? -1 : a.horseId > b.horseId ? 1 : 0))) {
-      const hf = horseFeatures(this.state.horseRuns(r.horseId), {
+      const hf = horseFeatures(this.horse(r.horseId).runs, {
         off,
         courseId: card.courseId,
         distanceYards: card.distanceYards,
@@ -368,9 +476,9 @@ export class AnalyticsEngine {
         weightLbs: r.weightLbs,
         raceClass: card.raceClass,
       });
-      const jf = jockeyFeatures(this.state.index('jockey', r.jockeyId), off);
-      const tf = trainerFeatures(this.state.index('trainer', r.trainerId), off);
-      const sf = sireFeatures(r.sireId ? this.state.index('sire', r.sireId) : undefined, r.sireId !== null, off);
+      const jf = jockeyFeatures(s.peekIndex('jockey', r.jockeyId), off);
+      const tf = trainerFeatures(s.peekIndex('trainer', r.trainerId), off);
+      const sf = sireFeatures(r.sireId ? s.peekIndex('sire', r.sireId) : undefined, r.sireId !== null, off);
       const df = drawFeatures(courseIdx, off, r.draw);
       const res = byHorse.get(r.horseId);
       const computedAt = result
@@ -450,6 +558,21 @@ function slimCard(c: RaceCard): RaceCard {
       sireName: r.sireName === null ? null : '',
     })),
   };
+}
+
+function raceIdOf(key: string): string {
+  const colon = key.indexOf(':');
+  return colon >= 0 ? key.slice(0, colon) : key;
+}
+
+/** Keeps a horse's runs sorted by (off, raceId); replaces a run of the same race. */
+function upsertRun(runs: HorseRun[], run: HorseRun): void {
+  const existing = runs.findIndex((x) => x.raceId === run.raceId);
+  if (existing >= 0) runs.splice(existing, 1);
+  let i = runs.length;
+  while (i > 0 && (runs[i - 1]!.off > run.off || (runs[i - 1]!.off === run.off && runs[i - 1]!.raceId > run.raceId)))
+    i--;
+  runs.splice(i, 0, run);
 }
 
 function pendingLink(r: RaceCardRunner): RunnerLink {

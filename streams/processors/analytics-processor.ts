@@ -8,7 +8,7 @@ import type { BatchOp, StorePort } from '../../state/store-port.js';
 import type { Codecs } from '../codecs.js';
 import type { LogPort, OutRecord, StartOffsets } from '../log-port.js';
 import { AnalyticsEngine } from './analytics-engine.js';
-import { EngineState } from './engine-state.js';
+import { EngineState, STATE_FORMAT } from './engine-state.js';
 import { decodeInputs } from './input-decoder.js';
 import type { PartitionOwnership } from './ownership.js';
 
@@ -44,16 +44,29 @@ export class AnalyticsProcessor {
     group?: string;
   }): Promise<AnalyticsProcessor> {
     const engineStore = deps.store.sub('e/');
-    const state = await EngineState.load(engineStore);
+    const logger = deps.logger.child({ component: 'analytics-processor' });
+    const format = await EngineState.format(engineStore);
+    if (format !== STATE_FORMAT) {
+      // State is a cache of the log: a layout this version cannot read is dropped and rebuilt by replay.
+      const hadState = (await firstKey(engineStore)) !== undefined;
+      if (hadState)
+        logger.warn(
+          { found: format ?? 'none', expected: STATE_FORMAT },
+          'processor state has another layout: replaying the inputs from the start',
+        );
+      await engineStore.clear();
+      await deps.store.sub('o/').clear();
+    }
+    const state = await EngineState.open(engineStore);
     const positions = new Map<string, number>();
     for await (const [k, v] of deps.store.sub('o/').entries()) positions.set(k, Number(v.toString()));
     return new AnalyticsProcessor(
       deps.log,
       deps.codecs,
       deps.store,
-      AnalyticsEngine.restore(state),
+      new AnalyticsEngine(state),
       positions,
-      deps.logger.child({ component: 'analytics-processor' }),
+      logger,
       deps.group ?? ANALYTICS_GROUP,
     );
   }
@@ -68,8 +81,8 @@ export class AnalyticsProcessor {
     this.ownership = ownership;
     ownership.onChange((gained, lost) => {
       this.exclusive(async () => {
-        this.engine.forgetEmitted((raceId) => lost.has(ownership.partitionOf(raceId)));
-        this.engine.markDirty((raceId) => gained.has(ownership.partitionOf(raceId)));
+        await this.engine.forgetEmitted((raceId) => lost.has(ownership.partitionOf(raceId)));
+        await this.engine.markDirty((raceId) => gained.has(ownership.partitionOf(raceId)));
       })
         .then(() => this.flushNow())
         .catch((err: unknown) => this.logger.warn({ err }, 'could not emit the rows of newly assigned partitions'));
@@ -109,12 +122,13 @@ export class AnalyticsProcessor {
       (batch) =>
         this.exclusive(async () => {
           const { events, deadLetters } = await decodeInputs(this.codecs, batch.records);
+          await this.engine.prefetch(events);
           for (const e of events) {
-            if (e.kind === 'card') this.engine.applyCard(e.value);
-            else if (e.kind === 'result') this.engine.applyResult(e.value);
-            else this.engine.applyCourse(e.value);
+            if (e.kind === 'card') await this.engine.applyCard(e.value);
+            else if (e.kind === 'result') await this.engine.applyResult(e.value);
+            else await this.engine.applyCourse(e.value);
           }
-          const rows = this.flushRows();
+          const rows = await this.flushRows();
           if (deadLetters.length > 0) {
             await this.log.produce(this.codecs.topics.deadLetter, deadLetters);
             this.logger.warn(
@@ -140,14 +154,14 @@ export class AnalyticsProcessor {
   /** Recomputes what is dirty and produces the changed rows now (after an ownership change while idle). */
   flushNow(): Promise<void> {
     return this.exclusive(async () => {
-      const rows = this.flushRows();
+      const rows = await this.flushRows();
       if (rows.length > 0) await this.log.produce(this.codecs.topics.analytics, rows);
     });
   }
 
-  private flushRows(): OutRecord[] {
+  private async flushRows(): Promise<OutRecord[]> {
     const rows: OutRecord[] = [];
-    for (const o of this.engine.flush(this.ownership?.owns)) {
+    for (const o of await this.engine.flush(this.ownership?.owns)) {
       rows.push({ key: o.key, value: o.row ? this.codecs.row.encode(o.row) : null, timestamp: o.timestamp });
       if (o.row) this.stats.rowsEmitted++;
       else this.stats.tombstones++;
@@ -164,10 +178,19 @@ export class AnalyticsProcessor {
     return p;
   }
 
-  /** Writes the changed state and the input positions in one atomic store batch. */
+  /**
+   * Writes the changed state and the input positions in one atomic store batch, then lets go of the
+   * state that is now clean and cold (it is reloaded from the store if the stream needs it again).
+   */
   async checkpoint(): Promise<void> {
     const ops: BatchOp[] = this.engine.state.takeDirty().map((op) => ({ ...op, key: `e/${op.key}` }));
     for (const [k, v] of this.positions) ops.push({ type: 'put', key: `o/${k}`, value: Buffer.from(String(v)) });
     await this.store.batch(ops);
+    this.engine.state.evict();
   }
+}
+
+async function firstKey(store: StorePort): Promise<string | undefined> {
+  for await (const [k] of store.entries({ limit: 1 })) return k;
+  return undefined;
 }

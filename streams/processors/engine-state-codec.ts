@@ -1,9 +1,12 @@
 /**
- * Binary encoding of a race's processor state for checkpoints: Avro (avsc), reusing the RaceCard and
+ * Binary encoding of the processor's state records for checkpoints (races, horses, entity index heads
+ * and monthly chunks). Races: Avro (avsc), reusing the RaceCard and
  * RaceResult schemas of schemas/, about a quarter of the size of JSON and several times faster.
  * Internal to the processor: not a topic value, so not registered.
  */
 import avro from 'avsc';
+import type { ChunkedIndexHead } from '../../state/aggregates/chunked-index.js';
+import { EventIndex } from '../../state/aggregates/event-index.js';
 import { loadSchemaText } from '../serde.js';
 
 const card = JSON.parse(loadSchemaText('RaceCard')) as avro.Schema;
@@ -56,3 +59,84 @@ export const RACE_STATE_TYPE = avro.Type.forSchema(
   // undefined optional fields (position/figure/courseId ... absent on pending links) encode as null
   { omitRecordMethods: true },
 );
+
+const doubles = { type: 'array', items: 'double' };
+
+/** A horse's runs and pending races. */
+export const HORSE_TYPE = avro.Type.forSchema(
+  {
+    type: 'record',
+    name: 'HorseState',
+    namespace: 'racing.internal',
+    fields: [
+      {
+        name: 'runs',
+        type: {
+          type: 'array',
+          items: {
+            type: 'record',
+            name: 'HorseRun',
+            fields: [
+              { name: 'raceId', type: 'string' },
+              { name: 'off', type: 'double' },
+              { name: 'visibleAt', type: 'double' },
+              { name: 'courseId', type: 'string' },
+              { name: 'position', type: 'int' },
+              { name: 'figure', type: ['null', 'double'] },
+              { name: 'distanceYards', type: 'int' },
+              { name: 'officialRating', type: 'int' },
+              { name: 'weightLbs', type: 'int' },
+              { name: 'raceClass', type: 'int' },
+            ],
+          },
+        },
+      },
+      { name: 'pendingRaces', type: { type: 'array', items: 'string' } },
+      { name: 'pendingOffs', type: doubles },
+    ],
+  } as avro.Schema,
+  { omitRecordMethods: true },
+);
+
+/** An entity index head: monthly summaries and pending races. */
+export const HEAD_TYPE = avro.Type.forSchema(
+  {
+    type: 'record',
+    name: 'IndexHead',
+    namespace: 'racing.internal',
+    fields: [
+      { name: 'months', type: doubles },
+      { name: 'n', type: { type: 'array', items: 'int' } },
+      { name: 'maxVisible', type: doubles },
+      { name: 'sums', type: doubles },
+      { name: 'pendingRaces', type: { type: 'array', items: 'string' } },
+      { name: 'pendingOffs', type: doubles },
+    ],
+  } as avro.Schema,
+  { omitRecordMethods: true },
+) as avro.Type & { fromBuffer(b: Buffer): ChunkedIndexHead };
+
+/** One month of an entity's events. */
+export const CHUNK_TYPE = avro.Type.forSchema(
+  {
+    type: 'record',
+    name: 'IndexChunk',
+    namespace: 'racing.internal',
+    fields: [
+      { name: 'w', type: 'int' },
+      { name: 'k', type: { type: 'array', items: 'string' } },
+      { name: 'o', type: doubles },
+      { name: 'v', type: doubles },
+      { name: 'x', type: doubles },
+    ],
+  } as avro.Schema,
+  { omitRecordMethods: true },
+);
+
+export function chunkToRecord(idx: EventIndex): unknown {
+  return idx.toJSON();
+}
+
+export function chunkFromRecord(rec: unknown): EventIndex {
+  return EventIndex.fromJSON(rec as ReturnType<EventIndex['toJSON']>);
+}

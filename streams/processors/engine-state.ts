@@ -1,15 +1,35 @@
 /**
- * The analytics processor's state: races, horse histories, the entity indexes and pending interest,
- * held in memory. Only race states and courses are checkpointed to the state store (classic-level):
- * every entity aggregate is derived from the races' links and rebuilt on load, so a checkpoint costs
- * the races a batch touched, not the histories behind them. State is a cache of the log: dropping it
- * and replaying the input topics gives the same rows.
+ * The analytics processor's state: races, horse histories, the entity indexes (chunked by month) and
+ * pending interest. Everything lives in the state store (classic-level) as small records; memory holds
+ * only what the recent stream touches, loaded on demand and evicted after each checkpoint once it is
+ * clean and cold. So memory and start-up cost follow the work in flight, not the length of the history,
+ * and processing one more day reads only that day's races and entities.
+ *
+ * Without a store (unit tests, the engine benchmark) everything stays in memory.
+ *
+ * Store layout (under the processor's `e/` prefix):
+ *   r!<raceId>                    race state (cards, result, links, emitted fingerprints)
+ *   h!<horseId>                   horse runs + pending races
+ *   i!<kind>!<id>                 entity index head: monthly summaries + pending races
+ *   k!<kind>!<id>!<monthStart>    one month of an entity's events
+ *   cr!<courseId>!<raceId>        races at a course (to recompute them when the course changes)
+ *   co!<courseId>                 course
+ *   format                        state layout version
+ * State is a cache of the log: dropping it and replaying the input topics gives the same rows.
  */
 import type { Course, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
 import type { HorseRun } from '../../domain/features/horse.js';
-import { EventIndex } from '../../state/aggregates/event-index.js';
-import { RACE_STATE_TYPE } from './engine-state-codec.js';
+import { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
+import type { EventIndex } from '../../state/aggregates/event-index.js';
 import type { BatchOp, StorePort } from '../../state/store-port.js';
+import {
+  CHUNK_TYPE,
+  HEAD_TYPE,
+  HORSE_TYPE,
+  RACE_STATE_TYPE,
+  chunkFromRecord,
+  chunkToRecord,
+} from './engine-state-codec.js';
 
 export interface RunnerLink {
   horseId: string;
@@ -45,48 +65,108 @@ export interface RaceState {
   emitted: Record<string, string>;
 }
 
+export interface HorseRecord {
+  /** runs sorted by (off, raceId) */
+  runs: HorseRun[];
+  /** declared races without a result: raceId -> off */
+  pending: Map<string, number>;
+  touched: number;
+}
+
 export type IndexKind = 'jockey' | 'trainer' | 'sire' | 'course';
 export type PendingKind = IndexKind | 'horse';
 
 export const INDEX_WIDTH: Record<IndexKind, number> = { jockey: 1, trainer: 2, sire: 1, course: 8 };
+const INDEX_KINDS: readonly IndexKind[] = ['jockey', 'trainer', 'sire', 'course'];
 
 export const entityKey = {
   course: (courseId: string, discipline: string, bucket: string, surface: string): string =>
     `${courseId}|${discipline}|${bucket}|${surface}`,
 };
 
+/** Bump when the store layout changes: a processor finding another version starts its state afresh. */
+export const STATE_FORMAT = '2';
+
+const DAY = 86_400_000;
+
+/** How long clean, cold state stays in memory after its last use (stream time). */
+export const RESIDENCY = {
+  /** final races whose off is older than this are evicted */
+  raceAfterOff: 3 * DAY,
+  /** horses not used for this long */
+  horseIdle: 120 * DAY,
+  /** entity indexes not used for this long (heads and chunks) */
+  indexIdle: 150 * DAY,
+  /** chunks of months ending this long before now (the longest window is 90 days) */
+  chunkAge: 100 * DAY,
+} as const;
+
+export interface EvictionCounts {
+  races: number;
+  horses: number;
+  indexes: number;
+  chunks: number;
+}
+
 export class EngineState {
   private readonly races = new Map<string, RaceState>();
-  private readonly runs = new Map<string, HorseRun[]>();
-  private readonly indexes: Record<IndexKind, Map<string, EventIndex>> = {
-    jockey: new Map(),
-    trainer: new Map(),
-    sire: new Map(),
-    course: new Map(),
-  };
-  private readonly pendings: Record<PendingKind, Map<string, Map<string, number>>> = {
-    horse: new Map(),
+  private readonly horses = new Map<string, HorseRecord>();
+  private readonly indexes: Record<IndexKind, Map<string, ChunkedIndex>> = {
     jockey: new Map(),
     trainer: new Map(),
     sire: new Map(),
     course: new Map(),
   };
   private readonly courses = new Map<string, Course>();
+  /** (courseId, raceId) pairs not yet written; all of them when there is no store */
   private readonly courseRaces = new Map<string, Set<string>>();
-  /** races to serialise at the next checkpoint */
   private readonly dirtyRaces = new Set<string>();
-  /** courses to write at the next checkpoint */
+  private readonly dirtyHorses = new Set<string>();
+  private readonly dirtyIndexes = new Set<ChunkedIndex>();
+  private readonly indexIds = new Map<ChunkedIndex, [IndexKind, string]>();
   private readonly dirtyCourses = new Set<string>();
+  private readonly newCourseRaces: [string, string][] = [];
+  /** stream time: the latest publishedAt applied (drives eviction only, never values) */
+  now = 0;
+
+  constructor(readonly store?: StorePort) {}
+
+  /** Opens the state of a store: only the courses are read up front. */
+  static async open(store: StorePort): Promise<EngineState> {
+    const st = new EngineState(store);
+    for await (const [, buf] of store.entries({ gte: 'co!', lt: 'co"' })) {
+      const c = JSON.parse(buf.toString('utf8')) as Course;
+      st.courses.set(c.courseId, c);
+    }
+    return st;
+  }
+
+  /** The layout version of a store's state, undefined when it has none (a fresh store or an older layout). */
+  static async format(store: StorePort): Promise<string | undefined> {
+    return (await store.get('format'))?.toString('utf8');
+  }
 
   // ---- races ----
 
-  race(raceId: string): RaceState {
-    let r = this.races.get(raceId);
-    if (!r) {
-      r = { raceId, cards: [], result: null, links: null, emitted: {} };
-      this.races.set(raceId, r);
-      this.dirtyRaces.add(raceId);
-    }
+  peekRace(raceId: string): RaceState | undefined {
+    return this.races.get(raceId);
+  }
+
+  /** The race's state: resident, loaded, or new. */
+  async race(raceId: string): Promise<RaceState> {
+    const r = this.races.get(raceId);
+    if (r) return r;
+    const buf = this.store ? await this.store.get(`r!${raceId}`) : undefined;
+    return this.adoptRace(raceId, buf);
+  }
+
+  private adoptRace(raceId: string, buf: Buffer | undefined): RaceState {
+    const resident = this.races.get(raceId);
+    if (resident) return resident;
+    const r: RaceState = buf
+      ? (RACE_STATE_TYPE.fromBuffer(buf) as RaceState)
+      : { raceId, cards: [], result: null, links: null, emitted: {} };
+    this.races.set(raceId, r);
     return r;
   }
 
@@ -94,75 +174,115 @@ export class EngineState {
     this.dirtyRaces.add(r.raceId);
   }
 
-  // ---- horse histories ----
+  // ---- horses ----
 
-  /** A horse's runs sorted by (off, raceId); empty when unknown. */
-  horseRuns(horseId: string): readonly HorseRun[] {
-    return this.runs.get(horseId) ?? [];
+  peekHorse(horseId: string): HorseRecord | undefined {
+    const h = this.horses.get(horseId);
+    if (h) h.touched = this.now;
+    return h;
   }
 
-  upsertHorseRun(horseId: string, run: HorseRun): void {
-    let runs = this.runs.get(horseId);
-    if (!runs) {
-      runs = [];
-      this.runs.set(horseId, runs);
+  async horse(horseId: string): Promise<HorseRecord> {
+    const h = this.peekHorse(horseId);
+    if (h) return h;
+    const buf = this.store ? await this.store.get(`h!${horseId}`) : undefined;
+    return this.adoptHorse(horseId, buf);
+  }
+
+  private adoptHorse(horseId: string, buf: Buffer | undefined): HorseRecord {
+    const resident = this.horses.get(horseId);
+    if (resident) return resident;
+    let h: HorseRecord;
+    if (buf) {
+      const rec = HORSE_TYPE.fromBuffer(buf) as { runs: HorseRun[]; pendingRaces: string[]; pendingOffs: number[] };
+      h = { runs: rec.runs, pending: new Map(), touched: this.now };
+      for (let i = 0; i < rec.pendingRaces.length; i++) h.pending.set(rec.pendingRaces[i]!, rec.pendingOffs[i]!);
+    } else {
+      h = { runs: [], pending: new Map(), touched: this.now };
     }
-    insertRun(runs, run);
+    this.horses.set(horseId, h);
+    return h;
   }
 
-  removeHorseRun(horseId: string, raceId: string): void {
-    const runs = this.runs.get(horseId);
-    const i = runs ? runs.findIndex((x) => x.raceId === raceId) : -1;
-    if (runs && i >= 0) runs.splice(i, 1);
+  touchHorse(horseId: string): void {
+    this.dirtyHorses.add(horseId);
   }
 
   // ---- entity indexes ----
 
-  index(kind: IndexKind, id: string): EventIndex | undefined {
-    return this.indexes[kind].get(id);
-  }
-
-  upsertEvent(
-    kind: IndexKind,
-    id: string,
-    key: string,
-    off: number,
-    visibleAt: number,
-    vec: readonly number[],
-  ): EventIndex {
-    let idx = this.indexes[kind].get(id);
-    if (!idx) {
-      idx = new EventIndex(INDEX_WIDTH[kind]);
-      this.indexes[kind].set(id, idx);
-    }
-    idx.upsert(key, off, visibleAt, vec);
+  peekIndex(kind: IndexKind, id: string): ChunkedIndex | undefined {
+    const idx = this.indexes[kind].get(id);
+    if (idx) idx.touched = this.now;
     return idx;
   }
 
-  removeEvent(kind: IndexKind, id: string, key: string): void {
-    this.indexes[kind].get(id)?.remove(key);
+  /** The entity's index: resident, or loaded (head only), or, with `create`, a new empty one. */
+  async index(kind: IndexKind, id: string, create: true): Promise<ChunkedIndex>;
+  async index(kind: IndexKind, id: string, create?: boolean): Promise<ChunkedIndex | undefined>;
+  async index(kind: IndexKind, id: string, create = false): Promise<ChunkedIndex | undefined> {
+    const idx = this.peekIndex(kind, id);
+    if (idx) return idx;
+    const buf = this.store ? await this.store.get(`i!${kind}!${id}`) : undefined;
+    if (!buf && !create) return undefined;
+    return this.adoptIndex(kind, id, buf);
   }
 
-  // ---- pending interest (declared races without a result) ----
-
-  pending(kind: PendingKind, id: string): ReadonlyMap<string, number> | undefined {
-    return this.pendings[kind].get(id);
+  private adoptIndex(kind: IndexKind, id: string, buf: Buffer | undefined): ChunkedIndex {
+    const resident = this.indexes[kind].get(id);
+    if (resident) return resident;
+    const store = this.store;
+    const loader = store
+      ? async (start: number): Promise<EventIndex | undefined> => {
+          const b = await store.get(chunkKey(kind, id, start));
+          return b ? chunkFromRecord(CHUNK_TYPE.fromBuffer(b)) : undefined;
+        }
+      : undefined;
+    const idx = buf
+      ? ChunkedIndex.fromHead(INDEX_WIDTH[kind], HEAD_TYPE.fromBuffer(buf), loader)
+      : new ChunkedIndex(INDEX_WIDTH[kind], loader);
+    idx.touched = this.now;
+    this.indexes[kind].set(id, idx);
+    this.indexIds.set(idx, [kind, id]);
+    return idx;
   }
 
-  setPending(kind: PendingKind, id: string, raceId: string, off: number): void {
-    let m = this.pendings[kind].get(id);
-    if (!m) {
-      m = new Map();
-      this.pendings[kind].set(id, m);
+  /** Records that an index changed (its dirty chunks and head are written at the next checkpoint). */
+  touchIndex(idx: ChunkedIndex): void {
+    this.dirtyIndexes.add(idx);
+  }
+
+  // ---- prefetch: one multi-get for what a batch will use ----
+
+  async prefetch(want: {
+    races: Iterable<string>;
+    horses: Iterable<string>;
+    indexes: Iterable<[IndexKind, string]>;
+  }): Promise<void> {
+    const store = this.store;
+    if (!store) return;
+    const raceIds = [...new Set(want.races)].filter((id) => !this.races.has(id));
+    const horseIds = [...new Set(want.horses)].filter((id) => !this.horses.has(id));
+    const seen = new Set<string>();
+    const idx: [IndexKind, string][] = [];
+    for (const [k, id] of want.indexes) {
+      const key = `${k}!${id}`;
+      if (seen.has(key) || this.indexes[k].has(id)) continue;
+      seen.add(key);
+      idx.push([k, id]);
     }
-    m.set(raceId, off);
-  }
-
-  deletePending(kind: PendingKind, id: string, raceId: string): void {
-    const m = this.pendings[kind].get(id);
-    if (m) {
-      m.delete(raceId);
-      if (m.size === 0) this.pendings[kind].delete(id);
+    const keys = [
+      ...raceIds.map((id) => `r!${id}`),
+      ...horseIds.map((id) => `h!${id}`),
+      ...idx.map(([k, id]) => `i!${k}!${id}`),
+    ];
+    if (keys.length === 0) return;
+    const values = await store.getMany(keys);
+    let p = 0;
+    for (const id of raceIds) this.adoptRace(id, values[p++]);
+    for (const id of horseIds) this.adoptHorse(id, values[p++]);
+    for (const [k, id] of idx) {
+      const v = values[p++];
+      if (v) this.adoptIndex(k, id, v);
     }
   }
 
@@ -183,58 +303,118 @@ export class EngineState {
       s = new Set();
       this.courseRaces.set(courseId, s);
     }
+    if (s.has(raceId)) return;
     s.add(raceId);
+    if (this.store) this.newCourseRaces.push([courseId, raceId]);
   }
 
-  racesAtCourse(courseId: string): string[] {
-    return [...(this.courseRaces.get(courseId) ?? [])];
+  async racesAtCourse(courseId: string): Promise<string[]> {
+    const ids = new Set(this.courseRaces.get(courseId) ?? []);
+    if (this.store) {
+      const prefix = `cr!${courseId}!`;
+      for await (const [key] of this.store.entries({ gte: prefix, lt: `${prefix}\uffff` })) {
+        ids.add(key.slice(prefix.length));
+      }
+    }
+    return [...ids].sort();
+  }
+
+  /** Every race id known (resident or stored), sorted. */
+  async allRaceIds(): Promise<string[]> {
+    const ids = new Set(this.races.keys());
+    if (this.store) for await (const [key] of this.store.entries({ gte: 'r!', lt: 'r"' })) ids.add(key.slice(2));
+    return [...ids].sort();
   }
 
   // ---- checkpoints ----
 
   /** The store operations for everything changed since the last call; forgets the changes. */
   takeDirty(): BatchOp[] {
-    const ops: BatchOp[] = [];
+    const ops: BatchOp[] = [{ type: 'put', key: 'format', value: Buffer.from(STATE_FORMAT) }];
     for (const id of this.dirtyRaces) {
-      ops.push({ type: 'put', key: `r!${id}`, value: RACE_STATE_TYPE.toBuffer(this.races.get(id)) });
+      const r = this.races.get(id);
+      if (r) ops.push({ type: 'put', key: `r!${id}`, value: RACE_STATE_TYPE.toBuffer(r) });
+    }
+    for (const id of this.dirtyHorses) {
+      const h = this.horses.get(id);
+      if (!h) continue;
+      ops.push({
+        type: 'put',
+        key: `h!${id}`,
+        value: HORSE_TYPE.toBuffer({
+          runs: h.runs,
+          pendingRaces: [...h.pending.keys()],
+          pendingOffs: [...h.pending.values()],
+        }),
+      });
+    }
+    for (const idx of this.dirtyIndexes) {
+      const [kind, id] = this.indexIds.get(idx)!;
+      const { head, chunks } = idx.takeDirty();
+      for (const m of chunks) {
+        ops.push({
+          type: 'put',
+          key: chunkKey(kind, id, m.start),
+          value: CHUNK_TYPE.toBuffer(chunkToRecord(m.chunk!)),
+        });
+      }
+      if (head) ops.push({ type: 'put', key: `i!${kind}!${id}`, value: HEAD_TYPE.toBuffer(idx.toHead()) });
     }
     for (const id of this.dirtyCourses) {
       ops.push({ type: 'put', key: `co!${id}`, value: Buffer.from(JSON.stringify(this.courses.get(id))) });
     }
+    for (const [courseId, raceId] of this.newCourseRaces) {
+      ops.push({ type: 'put', key: `cr!${courseId}!${raceId}`, value: Buffer.alloc(0) });
+    }
     this.dirtyRaces.clear();
+    this.dirtyHorses.clear();
+    this.dirtyIndexes.clear();
     this.dirtyCourses.clear();
+    this.newCourseRaces.length = 0;
+    if (this.store) this.courseRaces.clear();
     return ops;
   }
 
   /**
-   * Loads the races and courses of a checkpoint written by takeDirty(). The entity aggregates are not
-   * stored: the engine rebuilds them from the races' links (AnalyticsEngine.restore).
+   * Drops from memory what is clean (written by the last takeDirty) and cold in stream time. Only with
+   * a store: without one memory is the only copy. Call right after the checkpoint is written.
    */
-  static async load(store: StorePort): Promise<EngineState> {
-    const st = new EngineState();
-    for await (const [key, buf] of store.entries()) {
-      if (key.startsWith('r!')) {
-        const race = RACE_STATE_TYPE.fromBuffer(buf) as RaceState;
-        st.races.set(race.raceId, race);
-        const card = race.cards[race.cards.length - 1];
-        if (card) st.courseRace(card.courseId, race.raceId);
-      } else if (key.startsWith('co!')) {
-        const c = JSON.parse(buf.toString('utf8')) as Course;
-        st.courses.set(c.courseId, c);
+  evict(): EvictionCounts {
+    const counts: EvictionCounts = { races: 0, horses: 0, indexes: 0, chunks: 0 };
+    if (!this.store) return counts;
+    const now = this.now;
+    for (const [id, r] of this.races) {
+      if (this.dirtyRaces.has(id)) continue;
+      if (r.result !== null && r.links !== null && r.links.off < now - RESIDENCY.raceAfterOff) {
+        this.races.delete(id);
+        counts.races++;
       }
     }
-    return st;
-  }
-
-  /** Every race state (for rebuilding the aggregates after load). */
-  allRaces(): IterableIterator<RaceState> {
-    return this.races.values();
+    for (const [id, h] of this.horses) {
+      if (!this.dirtyHorses.has(id) && h.touched < now - RESIDENCY.horseIdle) {
+        this.horses.delete(id);
+        counts.horses++;
+      }
+    }
+    for (const kind of INDEX_KINDS) {
+      for (const [id, idx] of this.indexes[kind]) {
+        if (this.dirtyIndexes.has(idx) || idx.isDirty) continue;
+        if (idx.touched < now - RESIDENCY.indexIdle) {
+          this.indexes[kind].delete(id);
+          this.indexIds.delete(idx);
+          counts.indexes++;
+        } else {
+          counts.chunks += idx.evictChunksBefore(now - RESIDENCY.chunkAge);
+        }
+      }
+    }
+    return counts;
   }
 
   stats(): Record<string, number> {
     return {
       races: this.races.size,
-      horses: this.runs.size,
+      horses: this.horses.size,
       jockeys: this.indexes.jockey.size,
       trainers: this.indexes.trainer.size,
       sires: this.indexes.sire.size,
@@ -243,12 +423,6 @@ export class EngineState {
   }
 }
 
-/** Keeps a horse's runs sorted by (off, raceId); replaces a run of the same race. */
-function insertRun(runs: HorseRun[], run: HorseRun): void {
-  const existing = runs.findIndex((x) => x.raceId === run.raceId);
-  if (existing >= 0) runs.splice(existing, 1);
-  let i = runs.length;
-  while (i > 0 && (runs[i - 1]!.off > run.off || (runs[i - 1]!.off === run.off && runs[i - 1]!.raceId > run.raceId)))
-    i--;
-  runs.splice(i, 0, run);
+function chunkKey(kind: IndexKind, id: string, start: number): string {
+  return `k!${kind}!${id}!${start}`;
 }

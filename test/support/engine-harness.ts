@@ -13,24 +13,35 @@ export const ev = {
  * Feeds events to a fresh engine (flushing every `flushEvery` events) and returns the current rows,
  * i.e. what a compacted topic would hold, keyed raceId:horseId.
  */
-export function runEngine(
+export async function runEngine(
   events: readonly Ev[],
   flushEvery = 1,
-): { rows: Map<string, AnalyticsRow>; engine: AnalyticsEngine } {
-  const engine = new AnalyticsEngine(new EngineState());
+  state: EngineState = new EngineState(),
+  /** after each flush, write the state to its store and evict everything clean (needs a store-backed state) */
+  evictAll = false,
+): Promise<{ rows: Map<string, AnalyticsRow>; engine: AnalyticsEngine }> {
+  const engine = new AnalyticsEngine(state);
   const rows = new Map<string, AnalyticsRow>();
-  const flush = () => {
-    for (const o of engine.flush()) {
+  const flush = async () => {
+    for (const o of await engine.flush()) {
       if (o.row) rows.set(o.key, o.row);
       else rows.delete(o.key);
     }
+    if (evictAll) {
+      await state.store!.batch(state.takeDirty());
+      const now = state.now;
+      state.now = Number.POSITIVE_INFINITY;
+      state.evict();
+      state.now = now;
+    }
   };
-  events.forEach((e, i) => {
-    if (e.kind === 'card') engine.applyCard(e.value);
-    else engine.applyResult(e.value);
-    if ((i + 1) % flushEvery === 0) flush();
-  });
-  flush();
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    if (e.kind === 'card') await engine.applyCard(e.value);
+    else await engine.applyResult(e.value);
+    if ((i + 1) % flushEvery === 0) await flush();
+  }
+  await flush();
   return { rows, engine };
 }
 

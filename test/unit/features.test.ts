@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { AnalyticsRow } from '../../domain/avro-types.generated.js';
 import { rowKey } from '../../streams/processors/analytics-engine.js';
 import { card, horse, race, result } from '../support/builders.js';
@@ -99,25 +99,29 @@ function horseHistory(): Ev[] {
 }
 
 describe('horse features', () => {
-  const { rows } = runEngine(horseHistory());
-  const d = rowOf(rows, 'D', 'H');
+  let rows: Map<string, AnalyticsRow>;
+  let d: AnalyticsRow;
+  beforeAll(async () => {
+    rows = (await runEngine(horseHistory())).rows;
+    d = rowOf(rows, 'D', 'H');
+  });
 
-  it('counts runs (non-finishers included) and wins', () => {
+  it('counts runs (non-finishers included) and wins', async () => {
     expect(d.careerRuns).toBe(3);
     expect(d.careerWins).toBe(1);
   });
 
-  it('courseForm averages form points of runs at this course, normalised by 3', () => {
+  it('courseForm averages form points of runs at this course, normalised by 3', async () => {
     // at C1: C pulled up (0 points), A won (3 points) -> 1.5 / 3
     expect(d.courseForm).toBe(0.5);
     expect(d.courseFormRuns).toBe(2);
   });
 
-  it('winRatioLast5 over min(5, careerRuns) runs', () => {
+  it('winRatioLast5 over min(5, careerRuns) runs', async () => {
     expect(d.winRatioLast5).toBe(0.3333);
   });
 
-  it('vpr is the 1, 0.8, ... weighted mean of run figures; non-finishers have none', () => {
+  it('vpr is the 1, 0.8, ... weighted mean of run figures; non-finishers have none', async () => {
     // A: standard mean(80,70)=75, winner, 140 lbs -> 75.0
     // B: no rated runner, class unknown -> par 60; 20 lengths * clamp(3300/1100)=3 -> 60-60+5 = 5.0
     // C: pulled up -> no figure. Newest first: [5.0, 75.0] -> (5 + 0.8*75) / 1.8 = 36.11 -> 36.1
@@ -126,7 +130,7 @@ describe('horse features', () => {
     expect(d.improvingVpr).toBe(false);
   });
 
-  it('deltas compare with the last run (the pull-up)', () => {
+  it('deltas compare with the last run (the pull-up)', async () => {
     expect(d.distanceDifferenceY).toBe(2420 - 2640);
     expect(d.ratingDifference).toBe(88 - 85);
     expect(d.weightDifferenceLbs).toBe(145 - 152);
@@ -134,7 +138,7 @@ describe('horse features', () => {
     expect(d.lastRunDays).toBe(19);
   });
 
-  it('a horse with no previous run gets 730 and -999 deltas', () => {
+  it('a horse with no previous run gets 730 and -999 deltas', async () => {
     const n = rowOf(rows, 'D', 'NEW');
     expect(n.careerRuns).toBe(0);
     expect(n.lastRunDays).toBe(730);
@@ -147,7 +151,7 @@ describe('horse features', () => {
     expect(n.winRatioLast5).toBe(0);
   });
 
-  it('positions over 9 and non-finishers are 0 in final rows', () => {
+  it('positions over 9 and non-finishers are 0 in final rows', async () => {
     const b = rows.get(rowKey(race('B'), horse('H')))!;
     expect(b.position).toBe(0);
     expect(b.status).toBe('final');
@@ -156,7 +160,7 @@ describe('horse features', () => {
     expect(rowOf(rows, 'A', 'H').position).toBe(1);
   });
 
-  it('provisional rows have position 0 and computedAtUtc from the latest input', () => {
+  it('provisional rows have position 0 and computedAtUtc from the latest input', async () => {
     expect(d.status).toBe('provisional');
     expect(d.position).toBe(0);
     // D's card is published 2024-03-19T15:00Z, after every result H's entities saw
@@ -165,8 +169,8 @@ describe('horse features', () => {
 });
 
 describe('ratings and classes', () => {
-  it('ratingDifference is -999 when either rating is unknown; classDifference when either class is unknown', () => {
-    const { rows } = runEngine(
+  it('ratingDifference is -999 when either rating is unknown; classDifference when either class is unknown', async () => {
+    const { rows } = await runEngine(
       feedOrder([
         ev.card(
           card({
@@ -209,7 +213,7 @@ describe('ratings and classes', () => {
     expect(h.lastRunDays).toBe(9);
   });
 
-  it('improvingVpr needs three figures and the newest above the mean of the others', () => {
+  it('improvingVpr needs three figures and the newest above the mean of the others', async () => {
     const evs: Ev[] = [];
     // three wins in races whose only rated runner is H: figures = rating (winner, 140 lbs)
     const ors = [60, 70, 90];
@@ -231,7 +235,7 @@ describe('ratings and classes', () => {
       );
     });
     evs.push(ev.card(card({ r: 'Z', off: '2024-06-01T14:00:00Z', runners: [{ h: 'H', or: 95 }] })));
-    const { rows } = runEngine(feedOrder(evs));
+    const { rows } = await runEngine(feedOrder(evs));
     const z = rowOf(rows, 'Z', 'H');
     // newest first 90, 70, 60: vpr = (90 + 0.8*70 + 0.64*60) / 2.44 = 75.57 -> 75.6
     expect(z.vpr).toBe(75.6);
@@ -241,8 +245,8 @@ describe('ratings and classes', () => {
 });
 
 describe('dead heats', () => {
-  it('a dead heat for first is a win for each horse in it', () => {
-    const { rows } = runEngine(
+  it('a dead heat for first is a win for each horse in it', async () => {
+    const { rows } = await runEngine(
       feedOrder([
         ev.card(
           card({
@@ -318,8 +322,8 @@ describe('same-day visibility', () => {
     ev.result(result({ r: 'D', pub: '2024-03-20T15:06:00Z', runners: [{ h: 'D1', pos: 1 }] })),
   ]);
 
-  it('a result published after the off is not used, even for a race off earlier', () => {
-    const { rows } = runEngine(evs);
+  it('a result published after the off is not used, even for a race off earlier', async () => {
+    const { rows } = await runEngine(evs);
     const d = rowOf(rows, 'D', 'D1');
     expect(d.jockeyRides90Day).toBe(1);
     expect(d.jockeyWinRate90Day).toBe(1);
@@ -330,17 +334,19 @@ describe('same-day visibility', () => {
     expect(d.status).toBe('final');
   });
 
-  it('the final row does not depend on whether E arrived before or after D', () => {
-    const late = runEngine(evs).rows;
-    const early = runEngine(
-      [...evs].sort((a, b) => (a.value.raceId === race('E') ? -1 : 0) - (b.value.raceId === race('E') ? -1 : 0)),
+  it('the final row does not depend on whether E arrived before or after D', async () => {
+    const late = (await runEngine(evs)).rows;
+    const early = (
+      await runEngine(
+        [...evs].sort((a, b) => (a.value.raceId === race('E') ? -1 : 0) - (b.value.raceId === race('E') ? -1 : 0)),
+      )
     ).rows;
     expect(early.get(rowKey(race('D'), horse('D1')))).toEqual(late.get(rowKey(race('D'), horse('D1'))));
   });
 });
 
 describe('windows', () => {
-  it('jockey 90-day and trainer 14-day windows are [off - d, off)', () => {
+  it('jockey 90-day and trainer 14-day windows are [off - d, off)', async () => {
     const off = Date.parse('2024-06-01T14:00:00Z');
     const iso = (ms: number) => new Date(ms).toISOString();
     const day = 86_400_000;
@@ -352,7 +358,7 @@ describe('windows', () => {
       evs.push(ev.result(result({ r, pub: iso(off - ago + 60_000), runners: [{ h: `W${i}`, pos: 1 }] })));
     });
     evs.push(ev.card(card({ r: 'NOW', off: iso(off), runners: [{ h: 'N', j: 'J', t: 'T' }] })));
-    const { rows } = runEngine(feedOrder(evs));
+    const { rows } = await runEngine(feedOrder(evs));
     const n = rowOf(rows, 'NOW', 'N');
     // off - 90d exactly is inside; one ms earlier is outside
     expect(n.jockeyRides90Day).toBe(3);
@@ -362,8 +368,8 @@ describe('windows', () => {
 });
 
 describe('sires', () => {
-  it('runs count for the sire named on that race card; unknown sire gives 0', () => {
-    const { rows } = runEngine(
+  it('runs count for the sire named on that race card; unknown sire gives 0', async () => {
+    const { rows } = await runEngine(
       feedOrder([
         ev.card(
           card({
@@ -423,7 +429,7 @@ describe('exact halves and ties (found by the independent check on real results)
     ).toBe(19.9);
   });
 
-  it('improvingVpr is false when the newest figure equals the mean of the others', () => {
+  it('improvingVpr is false when the newest figure equals the mean of the others', async () => {
     // three unrated, unclassed races: figure = 60 - lengths * 1.2 + (weight - 140) / 2 at 2750 yards
     const evs: Ev[] = [];
     const runs = [
@@ -460,7 +466,7 @@ describe('exact halves and ties (found by the independent check on real results)
       );
     }
     evs.push(ev.card(card({ r: 'T4', off: '2022-01-22T14:00:00Z', runners: [{ h: 'H' }] })));
-    const { rows } = runEngine(feedOrder(evs));
+    const { rows } = await runEngine(feedOrder(evs));
     const t4 = rowOf(rows, 'T4', 'H');
     expect(t4.vprConfidence).toBe(0.5);
     // 55.6 is not greater than (54.9 + 56.3) / 2 = 55.6

@@ -29,18 +29,18 @@ describe('row lifecycle', () => {
     ],
   });
 
-  it('provisional rows on the card, a tombstone for a non-runner, final rows with positions on the result', () => {
+  it('provisional rows on the card, a tombstone for a non-runner, final rows with positions on the result', async () => {
     const engine = new AnalyticsEngine(new EngineState());
-    engine.applyCard(declared);
-    const first = engine.flush();
+    await engine.applyCard(declared);
+    const first = await engine.flush();
     expect(first.map((o) => o.key).sort()).toEqual(
       [rowKey(race('L'), horse('A')), rowKey(race('L'), horse('B')), rowKey(race('L'), horse('C'))].sort(),
     );
     expect(first.every((o) => o.row?.status === 'provisional' && o.row.position === 0)).toBe(true);
     expect(first[0]!.row!.computedAtUtc).toBe('2024-06-30T10:00:00.000Z');
 
-    engine.applyCard(update);
-    const second = engine.flush();
+    await engine.applyCard(update);
+    const second = await engine.flush();
     const tomb = second.find((o) => o.key === rowKey(race('L'), horse('B')));
     expect(tomb?.row).toBeNull();
     const a2 = second.find((o) => o.key === rowKey(race('L'), horse('A')))!;
@@ -48,8 +48,8 @@ describe('row lifecycle', () => {
     expect(a2.row!.fieldSize).toBe(2);
     expect(a2.row!.goingCode).toBeGreaterThan(0);
 
-    engine.applyResult(res);
-    const third = engine.flush();
+    await engine.applyResult(res);
+    const third = await engine.flush();
     const byKey = new Map(third.map((o: RowOutput) => [o.key, o.row]));
     expect(byKey.get(rowKey(race('L'), horse('C')))).toMatchObject({
       status: 'final',
@@ -60,29 +60,29 @@ describe('row lifecycle', () => {
     expect(byKey.has(rowKey(race('L'), horse('B')))).toBe(false);
 
     // a duplicate delivery changes nothing and emits nothing
-    engine.applyResult(res);
-    engine.applyCard(update);
-    expect(engine.flush()).toEqual([]);
+    await engine.applyResult(res);
+    await engine.applyCard(update);
+    expect(await engine.flush()).toEqual([]);
     expect(engine.counters.duplicates).toBe(2);
   });
 
-  it('a result arriving before any card is held until the card arrives', () => {
+  it('a result arriving before any card is held until the card arrives', async () => {
     const engine = new AnalyticsEngine(new EngineState());
-    engine.applyResult(res);
-    expect(engine.flush()).toEqual([]);
-    engine.applyCard(update);
-    engine.applyCard(declared);
-    const out = engine.flush();
+    await engine.applyResult(res);
+    expect(await engine.flush()).toEqual([]);
+    await engine.applyCard(update);
+    await engine.applyCard(declared);
+    const out = await engine.flush();
     expect(out.filter((o) => o.row).map((o) => o.row!.status)).toEqual(['final', 'final']);
   });
 
-  it('a result published before a pending race recomputes its provisional rows', () => {
+  it('a result published before a pending race recomputes its provisional rows', async () => {
     const engine = new AnalyticsEngine(new EngineState());
-    engine.applyCard(card({ r: 'P1', off: '2024-07-02T13:00:00Z', runners: [{ h: 'X', j: 'J' }] }));
-    engine.applyCard(card({ r: 'P2', off: '2024-07-02T15:00:00Z', runners: [{ h: 'Y', j: 'J' }] }));
-    engine.flush();
-    engine.applyResult(result({ r: 'P1', pub: '2024-07-02T13:05:00Z', runners: [{ h: 'X', pos: 1 }] }));
-    const out = engine.flush();
+    await engine.applyCard(card({ r: 'P1', off: '2024-07-02T13:00:00Z', runners: [{ h: 'X', j: 'J' }] }));
+    await engine.applyCard(card({ r: 'P2', off: '2024-07-02T15:00:00Z', runners: [{ h: 'Y', j: 'J' }] }));
+    await engine.flush();
+    await engine.applyResult(result({ r: 'P1', pub: '2024-07-02T13:05:00Z', runners: [{ h: 'X', pos: 1 }] }));
+    const out = await engine.flush();
     const p2 = out.find((o) => o.key === rowKey(race('P2'), horse('Y')))!;
     expect(p2.row).toMatchObject({
       status: 'provisional',
@@ -92,15 +92,15 @@ describe('row lifecycle', () => {
     });
   });
 
-  it('late data: a result that should have been visible recomputes exactly the final rows that missed it', () => {
+  it('late data: a result that should have been visible recomputes exactly the final rows that missed it', async () => {
     const engine = new AnalyticsEngine(new EngineState());
-    engine.applyCard(card({ r: 'Q1', off: '2024-07-03T13:00:00Z', runners: [{ h: 'X', j: 'J' }] }));
-    engine.applyCard(card({ r: 'Q2', off: '2024-07-03T15:00:00Z', runners: [{ h: 'Y', j: 'J' }] }));
-    engine.applyResult(result({ r: 'Q2', pub: '2024-07-03T15:05:00Z', runners: [{ h: 'Y', pos: 1 }] }));
-    const before = engine.flush().find((o) => o.key === rowKey(race('Q2'), horse('Y')))!;
+    await engine.applyCard(card({ r: 'Q1', off: '2024-07-03T13:00:00Z', runners: [{ h: 'X', j: 'J' }] }));
+    await engine.applyCard(card({ r: 'Q2', off: '2024-07-03T15:00:00Z', runners: [{ h: 'Y', j: 'J' }] }));
+    await engine.applyResult(result({ r: 'Q2', pub: '2024-07-03T15:05:00Z', runners: [{ h: 'Y', pos: 1 }] }));
+    const before = (await engine.flush()).find((o) => o.key === rowKey(race('Q2'), horse('Y')))!;
     expect(before.row!.jockeyRides90Day).toBe(0);
-    engine.applyResult(result({ r: 'Q1', pub: '2024-07-03T13:05:00Z', runners: [{ h: 'X', pos: 2 }] }));
-    const after = engine.flush();
+    await engine.applyResult(result({ r: 'Q1', pub: '2024-07-03T13:05:00Z', runners: [{ h: 'X', pos: 2 }] }));
+    const after = await engine.flush();
     const q2 = after.find((o) => o.key === rowKey(race('Q2'), horse('Y')))!;
     expect(q2.row).toMatchObject({
       status: 'final',
@@ -112,7 +112,7 @@ describe('row lifecycle', () => {
 });
 
 describe('draw bias snapshots', () => {
-  it('uses races visible at the start of the month; 0 without a draw', () => {
+  it('uses races visible at the start of the month; 0 without a draw', async () => {
     const engine = new AnalyticsEngine(new EngineState());
     // two March races at C1 flat/middle/turf, 6 drawn runners: low third wins one, high third the other... then a low again
     const field = (p: string) => [1, 2, 3, 4, 5, 6].map((d) => ({ h: `${p}${d}`, draw: d }));
@@ -121,20 +121,20 @@ describe('draw bias snapshots', () => {
       ['M2', 6],
       ['M3', 2],
     ] as const;
-    winners.forEach(([r, d], i) => {
-      engine.applyCard(card({ r, off: `2024-03-1${i}T14:00:00Z`, runners: field(r) }));
-      engine.applyResult(
+    for (const [i, [r, d]] of winners.entries()) {
+      await engine.applyCard(card({ r, off: `2024-03-1${i}T14:00:00Z`, runners: field(r) }));
+      await engine.applyResult(
         result({
           r,
           pub: `2024-03-1${i}T14:05:00Z`,
           runners: field(r).map((x, k) => ({ h: x.h, pos: x.draw === d ? 1 : k + 2 })),
         }),
       );
-    });
+    }
     // a race in late March: its snapshot is February's end (no races) -> 0
-    engine.applyCard(card({ r: 'MAR', off: '2024-03-30T14:00:00Z', runners: [{ h: 'Z1', draw: 3 }] }));
+    await engine.applyCard(card({ r: 'MAR', off: '2024-03-30T14:00:00Z', runners: [{ h: 'Z1', draw: 3 }] }));
     // April: snapshot covers March: low 2/3, high 1/3 -> strength 0.3333
-    engine.applyCard(
+    await engine.applyCard(
       card({
         r: 'APR',
         off: '2024-04-02T14:00:00Z',
@@ -144,7 +144,7 @@ describe('draw bias snapshots', () => {
         ],
       }),
     );
-    const out = new Map(engine.flush().map((o) => [o.key, o.row]));
+    const out = new Map((await engine.flush()).map((o) => [o.key, o.row]));
     expect(out.get(rowKey(race('MAR'), horse('Z1')))!.drawBiasStrength).toBe(0);
     expect(out.get(rowKey(race('APR'), horse('Z2')))).toMatchObject({ drawBiasStrength: 0.3333, drawBiasRaces: 3 });
     expect(out.get(rowKey(race('APR'), horse('Z3')))!.drawBiasStrength).toBe(0);
@@ -219,6 +219,10 @@ describe('checkpoint and restore', () => {
     ]);
     const apply = (e: AnalyticsEngine, x: (typeof evs)[number]) =>
       x.kind === 'card' ? e.applyCard(x.value) : e.applyResult(x.value);
+    const applyAll = async (e: AnalyticsEngine, xs: typeof evs) => {
+      await e.prefetch(xs);
+      for (const x of xs) await apply(e, x);
+    };
     const collect = (m: Map<string, unknown>, outs: RowOutput[]) => {
       for (const o of outs) {
         if (o.row) m.set(o.key, o.row);
@@ -227,20 +231,36 @@ describe('checkpoint and restore', () => {
     };
     const straight = new Map<string, unknown>();
     const one = new AnalyticsEngine(new EngineState());
-    for (const x of evs) apply(one, x);
-    collect(straight, one.flush());
+    await applyAll(one, evs);
+    collect(straight, await one.flush());
+    expect(straight.size).toBe(6);
 
     for (let cut = 1; cut < evs.length; cut++) {
+      // restored from the checkpoint by a new engine
       const rows = new Map<string, unknown>();
       const store = memoryStore();
-      const first = new AnalyticsEngine(new EngineState());
-      for (const x of evs.slice(0, cut)) apply(first, x);
-      collect(rows, first.flush());
+      const first = new AnalyticsEngine(new EngineState(store));
+      await applyAll(first, evs.slice(0, cut));
+      collect(rows, await first.flush());
       await store.batch(first.state.takeDirty());
-      const second = AnalyticsEngine.restore(await EngineState.load(store));
-      for (const x of evs.slice(cut)) apply(second, x);
-      collect(rows, second.flush());
+      const second = new AnalyticsEngine(await EngineState.open(store));
+      await applyAll(second, evs.slice(cut));
+      collect(rows, await second.flush());
       expect(rows).toEqual(straight);
+
+      // the same engine after evicting everything it holds (reloaded from the store on demand)
+      const rows2 = new Map<string, unknown>();
+      const store2 = memoryStore();
+      const third = new AnalyticsEngine(new EngineState(store2));
+      await applyAll(third, evs.slice(0, cut));
+      collect(rows2, await third.flush());
+      await store2.batch(third.state.takeDirty());
+      third.state.now = Number.POSITIVE_INFINITY;
+      third.state.evict();
+      expect(third.state.stats()['horses']).toBe(0);
+      for (const x of evs.slice(cut)) await apply(third, x);
+      collect(rows2, await third.flush());
+      expect(rows2).toEqual(straight);
     }
   });
 });

@@ -1,0 +1,400 @@
+/**
+ * An entity's rolling aggregate split into monthly chunks (by the UTC month of each event's off), so
+ * that the processor keeps in memory, loads and checkpoints only the months it works on, while the
+ * whole history stays queryable.
+ *
+ * - Each chunk is an EventIndex (events sorted by (off, key), cumulative sums).
+ * - The head holds, for every chunk, its month, event count, vector sums and latest visibleAt, plus
+ *   prefix sums / prefix maxima over chunks. A query "as of T" uses the summaries for every whole
+ *   month before T whose events were all visible before T, and the detail of the rest: the month of T,
+ *   the month a window starts in, and months holding an event published at or after T (late results).
+ *   In a replay that is one or two chunks per query whatever the length of the history.
+ * - A chunk may be absent from memory (evicted, or not yet loaded): `missing(from, t)` names the chunks
+ *   a query needs, `load()` fetches them through the loader, and the synchronous queries throw if
+ *   called without them (a programming error, never a silent wrong answer).
+ *
+ * Requires visibleAt >= off for every event (true of visibleAt = max(published, off)): an event off at
+ * or after T is then never visible at T, so chunks of later months never contribute.
+ *
+ * The summaries are recomputed from the chunk's own cumulative sums after every change, so they (and
+ * every query) depend only on the set of events, never on the order they arrived or on what was
+ * evicted and reloaded in between.
+ */
+import { EventIndex, type WindowCounts } from './event-index.js';
+
+/** Loads a chunk's events by month start; undefined when the store has none. */
+export type ChunkLoader = (monthStart: number) => Promise<EventIndex | undefined>;
+
+export interface ChunkMeta {
+  /** first instant of the month (UTC ms) */
+  start: number;
+  /** first instant of the next month */
+  end: number;
+  n: number;
+  maxVisible: number;
+  sums: number[];
+  /** null = not resident */
+  chunk: EventIndex | null;
+  dirty: boolean;
+}
+
+export interface ChunkedIndexHead {
+  months: number[];
+  n: number[];
+  maxVisible: number[];
+  /** months.length * width sums */
+  sums: number[];
+  pendingRaces: string[];
+  pendingOffs: number[];
+}
+
+export class MissingChunkError extends Error {
+  constructor(start: number) {
+    super(`chunk ${new Date(start).toISOString().slice(0, 7)} is not loaded`);
+  }
+}
+
+export class ChunkedIndex {
+  readonly metas: ChunkMeta[] = [];
+  /** declared races of this entity without a result: raceId -> off */
+  readonly pending = new Map<string, number>();
+  headDirty = false;
+  /** stream time this index was last used (eviction) */
+  touched = 0;
+  /** prefix arrays over metas: pn[i] = sum of n over metas [0, i), ps likewise per dimension, pmax = max maxVisible */
+  private pn: number[] = [0];
+  private ps: number[];
+  private pmax: number[] = [Number.NEGATIVE_INFINITY];
+  private prefixValid = 0;
+
+  constructor(
+    readonly width: number,
+    private readonly loader?: ChunkLoader,
+  ) {
+    this.ps = new Array<number>(width).fill(0);
+  }
+
+  static fromHead(width: number, head: ChunkedIndexHead, loader?: ChunkLoader): ChunkedIndex {
+    const idx = new ChunkedIndex(width, loader);
+    for (let i = 0; i < head.months.length; i++) {
+      const start = head.months[i]!;
+      idx.metas.push({
+        start,
+        end: nextMonth(start),
+        n: head.n[i]!,
+        maxVisible: head.maxVisible[i]!,
+        sums: head.sums.slice(i * width, (i + 1) * width),
+        chunk: null,
+        dirty: false,
+      });
+    }
+    for (let i = 0; i < head.pendingRaces.length; i++) idx.pending.set(head.pendingRaces[i]!, head.pendingOffs[i]!);
+    return idx;
+  }
+
+  toHead(): ChunkedIndexHead {
+    const sums: number[] = [];
+    for (const m of this.metas) for (const s of m.sums) sums.push(s);
+    return {
+      months: this.metas.map((m) => m.start),
+      n: this.metas.map((m) => m.n),
+      maxVisible: this.metas.map((m) => m.maxVisible),
+      sums,
+      pendingRaces: [...this.pending.keys()],
+      pendingOffs: [...this.pending.values()],
+    };
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const m of this.metas) n += m.n;
+    return n;
+  }
+
+  setPending(raceId: string, off: number): void {
+    if (this.pending.get(raceId) === off) return;
+    this.pending.set(raceId, off);
+    this.headDirty = true;
+  }
+
+  deletePending(raceId: string): void {
+    if (this.pending.delete(raceId)) this.headDirty = true;
+  }
+
+  // ---- residency ----
+
+  /** Positions of the chunks `window(from, t)` needs that are not in memory. */
+  missing(from: number, t: number): number[] {
+    const out: number[] = [];
+    this.scan(from, t, out);
+    return out;
+  }
+
+  /** Positions of chunks holding events off after `off` (or the chunk of `off` itself) that are not in memory. */
+  missingFrom(off: number): number[] {
+    const out: number[] = [];
+    for (let i = this.firstEndAfter(off); i < this.metas.length; i++) if (!this.metas[i]!.chunk) out.push(i);
+    return out;
+  }
+
+  /** Loads the chunks at these positions. */
+  async load(positions: readonly number[]): Promise<void> {
+    for (const i of positions) {
+      const m = this.metas[i]!;
+      if (m.chunk) continue;
+      const c = this.loader ? await this.loader(m.start) : undefined;
+      if (!c) {
+        if (m.n > 0) throw new Error(`state is missing the chunk ${new Date(m.start).toISOString().slice(0, 7)}`);
+        m.chunk = new EventIndex(this.width);
+      } else {
+        m.chunk = c;
+      }
+    }
+  }
+
+  /** Makes `window(from, t)` answerable; undefined when nothing had to be loaded. */
+  ensure(from: number, t: number): Promise<void> | undefined {
+    const miss = this.missing(from, t);
+    return miss.length > 0 ? this.load(miss) : undefined;
+  }
+
+  /** Makes `keysOffAfter(off)` and changes at `off` answerable. */
+  ensureFrom(off: number): Promise<void> | undefined {
+    const miss = this.missingFrom(off);
+    return miss.length > 0 ? this.load(miss) : undefined;
+  }
+
+  /** Drops from memory the clean chunks of months ending at or before `before`; returns how many. */
+  evictChunksBefore(before: number): number {
+    let dropped = 0;
+    for (const m of this.metas) {
+      if (m.end > before) break;
+      if (m.chunk && !m.dirty) {
+        m.chunk = null;
+        dropped++;
+      }
+    }
+    return dropped;
+  }
+
+  // ---- changes (the chunk of the event's month must be resident) ----
+
+  upsert(key: string, off: number, visibleAt: number, vec: readonly number[]): void {
+    const start = monthStart(off);
+    let i = this.positionOf(start);
+    if (i < 0) {
+      i = ~i;
+      this.metas.splice(i, 0, {
+        start,
+        end: nextMonth(start),
+        n: 0,
+        maxVisible: Number.NEGATIVE_INFINITY,
+        sums: new Array<number>(this.width).fill(0),
+        chunk: new EventIndex(this.width),
+        dirty: true,
+      });
+      this.invalidate(i);
+    }
+    const m = this.metas[i]!;
+    if (!m.chunk) throw new MissingChunkError(m.start);
+    m.chunk.upsert(key, off, visibleAt, vec);
+    this.summarise(i);
+  }
+
+  /** Removes the event with this key from the month of `off`; returns whether it was there. */
+  remove(key: string, off: number): boolean {
+    const i = this.positionOf(monthStart(off));
+    if (i < 0) return false;
+    const m = this.metas[i]!;
+    if (!m.chunk) throw new MissingChunkError(m.start);
+    if (!m.chunk.remove(key)) return false;
+    this.summarise(i);
+    return true;
+  }
+
+  /** The chunks changed since the last call (and whether the head changed); marks them clean. */
+  takeDirty(): { head: boolean; chunks: ChunkMeta[] } {
+    const chunks = this.metas.filter((m) => m.dirty);
+    for (const m of chunks) m.dirty = false;
+    const head = this.headDirty;
+    this.headDirty = false;
+    return { head, chunks };
+  }
+
+  get isDirty(): boolean {
+    return this.headDirty || this.metas.some((m) => m.dirty);
+  }
+
+  // ---- queries ----
+
+  /**
+   * Counts and sums over events with off in [from, t) visible at t (visibleAt < t); latestVisible is
+   * the latest visibleAt < t over the whole history (as EventIndex.window).
+   */
+  window(from: number, t: number): WindowCounts {
+    return this.scan(from, t, null)!;
+  }
+
+  /** Keys of events off strictly after `off` (every later chunk must be resident). */
+  keysOffAfter(off: number): string[] {
+    const out: string[] = [];
+    for (let i = this.firstEndAfter(off); i < this.metas.length; i++) {
+      const m = this.metas[i]!;
+      if (!m.chunk) throw new MissingChunkError(m.start);
+      for (const k of m.chunk.keysOffAfter(off)) out.push(k);
+    }
+    return out;
+  }
+
+  /**
+   * The query, or (with `missing`) the positions of the non-resident chunks it would need.
+   *
+   * Chunks [0, j) have every event visible at t (prefix max of maxVisible < t); chunks from iT on are
+   * off at or after t. Chunks in [a, b) lie wholly inside [from, t) with every event visible: their
+   * summaries are added from the prefix sums. Every other chunk in [iFrom, iT) is read in detail, and
+   * so are chunks before the window that hold an event visible only at or after t (for latestVisible).
+   */
+  private scan(from: number, t: number, missing: number[] | null): WindowCounts | undefined {
+    const w = this.width;
+    const metas = this.metas;
+    this.ensurePrefix();
+    const iT = this.firstStartAtOrAfter(t);
+    const iFrom = from === Number.NEGATIVE_INFINITY ? 0 : this.firstEndAfter(from);
+    const j = this.prefixVisibleBefore(t, iT);
+    const a = from === Number.NEGATIVE_INFINITY ? 0 : this.firstStartAtOrAfter(from);
+    const b = Math.min(j, this.firstEndAfter(t));
+    const sums = new Array<number>(w).fill(0);
+    let n = 0;
+    const pm = this.pmax[j]!;
+    let found = pm !== Number.NEGATIVE_INFINITY;
+    let latest = found ? pm : 0;
+    if (a < b) {
+      n = this.pn[b]! - this.pn[a]!;
+      for (let d = 0; d < w; d++) sums[d] = this.ps[b * w + d]! - this.ps[a * w + d]!;
+    }
+    const detail = (i: number, count: boolean): boolean => {
+      const m = metas[i]!;
+      if (!m.chunk) {
+        if (missing) missing.push(i);
+        else throw new MissingChunkError(m.start);
+        return false;
+      }
+      if (missing) return true;
+      const c = m.chunk.window(count ? from : Number.POSITIVE_INFINITY, t);
+      if (count) {
+        n += c.n;
+        for (let d = 0; d < w; d++) sums[d]! += c.sums[d]!;
+      }
+      if (c.latestVisible !== 0 && (!found || c.latestVisible > latest)) {
+        latest = c.latestVisible;
+        found = true;
+      }
+      return true;
+    };
+    // before the window: only chunks with an event visible at or after t need a look (latestVisible)
+    for (let i = j; i < Math.min(iFrom, iT); i++) detail(i, false);
+    for (let i = iFrom; i < iT; i++) {
+      if (i >= a && i < b) continue;
+      detail(i, true);
+    }
+    if (missing) return undefined;
+    return { n, sums, latestVisible: found ? latest : 0 };
+  }
+
+  private summarise(i: number): void {
+    const m = this.metas[i]!;
+    const s = m.chunk!.window(Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY);
+    m.n = s.n;
+    m.sums = s.sums;
+    m.maxVisible = s.n > 0 ? s.latestVisible : Number.NEGATIVE_INFINITY;
+    m.dirty = true;
+    this.headDirty = true;
+    this.invalidate(i);
+  }
+
+  private invalidate(i: number): void {
+    if (i < this.prefixValid) this.prefixValid = i;
+  }
+
+  private ensurePrefix(): void {
+    const m = this.metas.length;
+    if (this.prefixValid >= m && this.pn.length === m + 1) return;
+    const w = this.width;
+    this.pn.length = m + 1;
+    this.pmax.length = m + 1;
+    this.ps.length = (m + 1) * w;
+    for (let i = this.prefixValid; i < m; i++) {
+      const x = this.metas[i]!;
+      this.pn[i + 1] = this.pn[i]! + x.n;
+      this.pmax[i + 1] = Math.max(this.pmax[i]!, x.maxVisible);
+      for (let d = 0; d < w; d++) this.ps[(i + 1) * w + d] = this.ps[i * w + d]! + x.sums[d]!;
+    }
+    this.prefixValid = m;
+  }
+
+  /** Largest k <= limit with pmax[k] < t (pmax is non-decreasing). */
+  private prefixVisibleBefore(t: number, limit: number): number {
+    let lo = 0;
+    let hi = limit;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.pmax[mid]! < t) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** First position whose month starts at or after x. */
+  private firstStartAtOrAfter(x: number): number {
+    let lo = 0;
+    let hi = this.metas.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.metas[mid]!.start < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** First position whose month ends after x (i.e. holds or follows instant x). */
+  private firstEndAfter(x: number): number {
+    let lo = 0;
+    let hi = this.metas.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.metas[mid]!.end <= x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Position of the chunk starting at `start`, or ~(insertion point). */
+  private positionOf(start: number): number {
+    const metas = this.metas;
+    const last = metas.length - 1;
+    if (last >= 0 && metas[last]!.start === start) return last;
+    let lo = 0;
+    let hi = metas.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const s = metas[mid]!.start;
+      if (s === start) return mid;
+      if (s < start) lo = mid + 1;
+      else hi = mid;
+    }
+    return ~lo;
+  }
+}
+
+/** First instant of the UTC month holding `ms` (±Infinity map to themselves). */
+export function monthStart(ms: number): number {
+  if (!Number.isFinite(ms)) return ms;
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+}
+
+export function nextMonth(start: number): number {
+  if (!Number.isFinite(start)) return start;
+  const d = new Date(start);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+}
