@@ -2,9 +2,10 @@
  * Cost that grows with the work, not the history: builds a history up to the start of day D (the feed
  * published before D), processes it, then publishes one more day of the same feed (events published
  * during D: that day's cards for D+1, race-day updates and results) and processes only that. Repeats
- * for two history lengths and prints, for each, the records and rows of the extra day, the seconds to
- * process it, and the seconds to load the checkpoint (which does grow with the history).
- *   npm run bench:day -- [--days 2024-06-12] [--histories 90,730] [--scale 1]
+ * for several history lengths (days before D; `full` = from 1988-01-01) and prints, for each, the
+ * records and rows of the extra day, the seconds to process it, the seconds to open the processor's
+ * state, and the wall time of the whole `racing process` command.
+ *   npm run bench:day -- [--day 2024-06-12] [--histories 90,730,full] [--scale 1]
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,7 +28,11 @@ const day = Date.parse(`${values.day}T00:00:00Z`);
 const iso = (ms: number) => new Date(ms).toISOString();
 const date = (ms: number) => iso(ms).slice(0, 10);
 
-for (const historyDays of values.histories!.split(',').map(Number)) {
+const FULL_FROM = Date.parse('1988-01-01T00:00:00Z');
+const histories = values
+  .histories!.split(',')
+  .map((h) => (h === 'full' ? Math.round((day - FULL_FROM) / 86_400_000) : Number(h)));
+for (const historyDays of histories) {
   const dir = mkdtempSync(join(tmpdir(), 'racing-day-'));
   const env = { ...process.env, RACING_DATA_DIR: dir, LOG_LEVEL: 'warn' };
   const racing = (args: string[]) => run(node[0]!, [...node.slice(1), ...cli, ...args], { env, maxBuffer: 1 << 26 });

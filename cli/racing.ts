@@ -71,6 +71,11 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return command ? 0 : 2;
   }
+  // `racing <command> --help` prints the usage instead of running the command
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   const config = serviceConfigFromEnv(process.env);
   const logger = createLogger({ level: config.logLevel });
   const t0 = performance.now();

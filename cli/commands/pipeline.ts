@@ -72,9 +72,9 @@ export function generatedSummary(args: GenerateArgs): string {
 }
 
 export interface ProcessFigures {
-  /** races in the processor's state */
+  /** races seen for the first time in this run (a rebuild: every race; one more day: that day's new races) */
   races: number;
-  /** seconds to load the processor's checkpoint and rebuild its aggregates (grows with the history) */
+  /** seconds to open the processor's state (its courses and input positions; the rest loads on demand) */
   loadSeconds: number;
   records: number;
   rows: number;
@@ -144,7 +144,7 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
   await view(true);
   viewBar.finish();
   return {
-    races: processor.raceCount,
+    races: processor.newRaceCount,
     loadSeconds,
     records: processor.stats.records,
     rows: processor.stats.rowsEmitted,

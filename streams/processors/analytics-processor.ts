@@ -93,8 +93,9 @@ export class AnalyticsProcessor {
     return this.engine.counters;
   }
 
-  get raceCount(): number {
-    return this.engine.state.stats()['races'] ?? 0;
+  /** Races this processor saw for the first time since it opened (in a rebuild: every race). */
+  get newRaceCount(): number {
+    return this.engine.state.newRaces;
   }
 
   /**

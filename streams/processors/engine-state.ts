@@ -91,7 +91,7 @@ const DAY = 86_400_000;
 
 /** How long clean, cold state stays in memory after its last use (stream time). */
 export const RESIDENCY = {
-  /** final races whose off is older than this are evicted */
+  /** races whose off is older than this are evicted */
   raceAfterOff: 3 * DAY,
   /** horses not used for this long */
   horseIdle: 120 * DAY,
@@ -128,6 +128,8 @@ export class EngineState {
   private readonly newCourseRaces: [string, string][] = [];
   /** stream time: the latest publishedAt applied (drives eviction only, never values) */
   now = 0;
+  /** races seen for the first time by this state object (not found in memory or in the store) */
+  newRaces = 0;
 
   constructor(readonly store?: StorePort) {}
 
@@ -163,6 +165,7 @@ export class EngineState {
   private adoptRace(raceId: string, buf: Buffer | undefined): RaceState {
     const resident = this.races.get(raceId);
     if (resident) return resident;
+    if (!buf) this.newRaces++;
     const r: RaceState = buf
       ? (RACE_STATE_TYPE.fromBuffer(buf) as RaceState)
       : { raceId, cards: [], result: null, links: null, emitted: {} };
@@ -385,7 +388,9 @@ export class EngineState {
     const now = this.now;
     for (const [id, r] of this.races) {
       if (this.dirtyRaces.has(id)) continue;
-      if (r.result !== null && r.links !== null && r.links.off < now - RESIDENCY.raceAfterOff) {
+      // pending races too: a race whose result never came (abandoned) is reloaded if it ever does
+      const off = r.links?.off ?? r.cards[r.cards.length - 1]?.offTime ?? Number.NEGATIVE_INFINITY;
+      if (off < now - RESIDENCY.raceAfterOff) {
         this.races.delete(id);
         counts.races++;
       }
@@ -413,6 +418,7 @@ export class EngineState {
 
   stats(): Record<string, number> {
     return {
+      newRaces: this.newRaces,
       races: this.races.size,
       horses: this.horses.size,
       jockeys: this.indexes.jockey.size,

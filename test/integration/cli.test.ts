@@ -2,7 +2,7 @@
  * The `racing` command end to end, as a user runs it: child processes on a temporary data dir.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -83,6 +83,13 @@ describe('racing generate / process / export / rebuild', () => {
       stderr: expect.stringContaining('--from must be a date YYYY-MM-DD'),
     });
     await expect(racing(dir, ['nonsense'])).rejects.toMatchObject({ code: 2 });
+  });
+
+  it('`racing <command> --help` prints the usage and runs nothing', async () => {
+    const empty = tempDir();
+    const { stdout } = await racing(empty, ['rebuild', '--help']);
+    expect(stdout).toContain('usage: racing <command> [options]');
+    expect(readdirSync(empty)).toEqual([]);
   });
 });
 
