@@ -56,6 +56,8 @@ export class AnalyticsProcessor {
         );
       await engineStore.clear();
       await deps.store.sub('o/').clear();
+      const t = deps.codecs.topics;
+      await deps.log.resetGroup(deps.group ?? ANALYTICS_GROUP, [t.courses, t.cards, t.results]);
     }
     const state = await EngineState.open(engineStore);
     const positions = new Map<string, number>();

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnalyticsRow } from '../../domain/avro-types.generated.js';
+import { openLevelStore } from '../../state/adapters/level-store.js';
 import { conventionViolations } from '../support/row-conventions.js';
 
 const run = promisify(execFile);
@@ -75,6 +76,24 @@ describe('racing generate / process / export / rebuild', () => {
     await racing(other, ['process']);
     await racing(other, ['export', 'analytics', '--out', join(other, 'c.ndjson')]);
     expect(readFileSync(join(other, 'c.ndjson'), 'utf8')).toBe(first);
+  }, 240_000);
+
+  it('a data dir whose processor state has another layout is replayed from the start, with a warning', async () => {
+    const d = tempDir();
+    await racing(d, ['generate', ...RANGE]);
+    await racing(d, ['process']);
+    // what an older version left: state records without the layout marker
+    const store = await openLevelStore(join(d, 'db'));
+    await store.del('processor/e/format');
+    await store.put('processor/e/r!rac_old', Buffer.from('not a race state'));
+    await store.close();
+    const { stdout, stderr } = await racing(d, ['process'], { LOG_LEVEL: 'warn' });
+    expect(stdout + stderr).toContain('processor state has another layout');
+    const figures = JSON.parse(stdout.trim().split('\n').at(-1)!) as { records: number; races: number };
+    expect(figures.records).toBeGreaterThan(1000);
+    expect(figures.races).toBeGreaterThan(100);
+    await racing(d, ['export', 'analytics', '--out', join(d, 'd.ndjson')]);
+    expect(readFileSync(join(d, 'd.ndjson'), 'utf8')).toBe(first);
   }, 240_000);
 
   it('rejects bad arguments with a clear message and a non-zero exit', async () => {
