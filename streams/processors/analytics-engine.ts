@@ -51,6 +51,8 @@ export interface EngineCounters {
   resultRunnersNotOnCard: number;
   rowsEmitted: number;
   tombstonesEmitted: number;
+  /** races whose rows were (re)computed */
+  racesRecomputed: number;
 }
 
 export function rowKey(raceId: string, horseId: string): string {
@@ -84,6 +86,7 @@ export class AnalyticsEngine {
     resultRunnersNotOnCard: 0,
     rowsEmitted: 0,
     tombstonesEmitted: 0,
+    racesRecomputed: 0,
   };
   private readonly dirtyRaces = new Set<string>();
 
@@ -424,6 +427,7 @@ export class AnalyticsEngine {
   }
 
   private async recompute(race: RaceState, out: RowOutput[]): Promise<void> {
+    this.counters.racesRecomputed++;
     const rows = await this.computeRows(race);
     const next: Record<string, string> = {};
     for (const row of rows) {

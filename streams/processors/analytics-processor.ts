@@ -13,6 +13,8 @@ import { decodeInputs } from './input-decoder.js';
 import type { PartitionOwnership } from './ownership.js';
 
 export const ANALYTICS_GROUP = 'racing-analytics';
+/** The race partitions this instance owned at its last checkpoint (Kafka mode). */
+const OWNED_KEY = 'owned';
 
 export interface ProcessorStats {
   records: number;
@@ -56,13 +58,15 @@ export class AnalyticsProcessor {
         );
       await engineStore.clear();
       await deps.store.sub('o/').clear();
+      await deps.store.del(OWNED_KEY);
       const t = deps.codecs.topics;
       await deps.log.resetGroup(deps.group ?? ANALYTICS_GROUP, [t.courses, t.cards, t.results]);
     }
     const state = await EngineState.open(engineStore);
     const positions = new Map<string, number>();
     for await (const [k, v] of deps.store.sub('o/').entries()) positions.set(k, Number(v.toString()));
-    return new AnalyticsProcessor(
+    const owned = await deps.store.get(OWNED_KEY);
+    const processor = new AnalyticsProcessor(
       deps.log,
       deps.codecs,
       deps.store,
@@ -71,20 +75,31 @@ export class AnalyticsProcessor {
       logger,
       deps.group ?? ANALYTICS_GROUP,
     );
+    if (owned) processor.current = new Set(JSON.parse(owned.toString('utf8')) as number[]);
+    return processor;
   }
 
   private ownership: PartitionOwnership | undefined;
+  /**
+   * Race partitions whose emitted-row fingerprints in this state are this instance's own (checkpointed):
+   * regaining one of them after a restart needs no recompute, the replay from the checkpoint covers it.
+   */
+  private current = new Set<number>();
 
   /**
    * Emit only the rows of races in partitions this instance owns; on a change of assignment, races of
-   * gained partitions are recomputed and re-emitted, and lost ones are forgotten.
+   * newly gained partitions are recomputed and re-emitted, and lost ones are forgotten. A restart that
+   * gets back the partitions it had at its last checkpoint recomputes nothing (so its cost follows the
+   * new input, not the history).
    */
   useOwnership(ownership: PartitionOwnership): void {
     this.ownership = ownership;
     ownership.onChange((gained, lost) => {
       this.exclusive(async () => {
-        await this.engine.forgetEmitted((raceId) => lost.has(ownership.partitionOf(raceId)));
-        await this.engine.markDirty((raceId) => gained.has(ownership.partitionOf(raceId)));
+        const fresh = new Set([...gained].filter((p) => !this.current.has(p)));
+        if (lost.size > 0) await this.engine.forgetEmitted((raceId) => lost.has(ownership.partitionOf(raceId)));
+        if (fresh.size > 0) await this.engine.markDirty((raceId) => fresh.has(ownership.partitionOf(raceId)));
+        this.current = new Set(ownership.ownedPartitions);
       })
         .then(() => this.flushNow())
         .catch((err: unknown) => this.logger.warn({ err }, 'could not emit the rows of newly assigned partitions'));
@@ -188,6 +203,13 @@ export class AnalyticsProcessor {
   async checkpoint(): Promise<void> {
     const ops: BatchOp[] = this.engine.state.takeDirty().map((op) => ({ ...op, key: `e/${op.key}` }));
     for (const [k, v] of this.positions) ops.push({ type: 'put', key: `o/${k}`, value: Buffer.from(String(v)) });
+    if (this.ownership) {
+      ops.push({
+        type: 'put',
+        key: OWNED_KEY,
+        value: Buffer.from(JSON.stringify([...this.current].sort((a, b) => a - b))),
+      });
+    }
     await this.store.batch(ops);
     this.engine.state.evict();
   }
