@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import avro from 'avsc';
+import { avroBytes } from './avro-bytes.js';
 import { RacingError } from '../domain/errors.js';
 import { type SchemaRegistryPort, valueSubject } from './registry-port.js';
 
@@ -44,11 +45,9 @@ export class AvroSerde {
     return {
       schemaId: id,
       encode(value: T): Buffer {
-        const body = type.toBuffer(value);
-        const out = Buffer.allocUnsafe(5 + body.length);
+        const out = avroBytes(type, value, 5);
         out[0] = 0;
         out.writeUInt32BE(id, 1);
-        body.copy(out, 5);
         return out;
       },
     };

@@ -23,6 +23,9 @@
 import { EventIndex, type WindowCounts } from './event-index.js';
 
 /** Loads a chunk's events by month start; undefined when the store has none. */
+/** Room for this many events in a new month's chunk (busy jockeys ride 100+ a month; most entities fewer). */
+const NEW_CHUNK_CAPACITY = 16;
+
 export type ChunkLoader = (monthStart: number) => Promise<EventIndex | undefined>;
 
 export interface ChunkMeta {
@@ -190,7 +193,7 @@ export class ChunkedIndex {
         n: 0,
         maxVisible: Number.NEGATIVE_INFINITY,
         sums: new Array<number>(this.width).fill(0),
-        chunk: new EventIndex(this.width),
+        chunk: new EventIndex(this.width, NEW_CHUNK_CAPACITY),
         dirty: true,
       });
       this.invalidate(i);

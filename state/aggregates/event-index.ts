@@ -59,7 +59,7 @@ export class EventIndex {
   private readonly stride: number;
   private n = 0;
   /** records `rec` (and rows of `cum`, minus one) can hold */
-  private cap = MIN_CAPACITY;
+  private cap: number;
   private rec: Float64Array;
   private readonly keys: string[] = [];
   /** cum[i * width + d] = sum of dimension d over events [0, i) */
@@ -78,9 +78,11 @@ export class EventIndex {
   /** key -> position + 1 (0 = empty); length is a power of two */
   private slots: Int32Array;
 
-  constructor(width: number) {
+  /** `capacity`: events to make room for up front (a month of a busy entity: fewer doublings) */
+  constructor(width: number, capacity = MIN_CAPACITY) {
     this.width = width;
     this.stride = 2 + width;
+    this.cap = Math.max(MIN_CAPACITY, capacity);
     this.rec = new Float64Array(this.cap * this.stride);
     this.cum = new Float64Array((this.cap + 1) * width);
     this.slots = new Int32Array(MIN_SLOTS);

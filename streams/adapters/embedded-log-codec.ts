@@ -193,7 +193,8 @@ export function decodeRun(
     o += 4;
     let value: Buffer | null = null;
     if (valueLen >= 0) {
-      value = Buffer.from(buf.subarray(o, o + valueLen));
+      // a view of the run read from the store (no copy): consumers treat values as read-only
+      value = buf.subarray(o, o + valueLen);
       o += valueLen;
     }
     const headerCount = buf.readUInt16BE(o);

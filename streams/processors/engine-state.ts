@@ -22,6 +22,7 @@ import type { HorseRun } from '../../domain/features/horse.js';
 import { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
 import type { EventIndex } from '../../state/aggregates/event-index.js';
 import type { BatchOp, StorePort } from '../../state/store-port.js';
+import { avroBytes } from '../avro-bytes.js';
 import {
   CHUNK_TYPE,
   HEAD_TYPE,
@@ -336,7 +337,7 @@ export class EngineState {
     const ops: BatchOp[] = [{ type: 'put', key: 'format', value: Buffer.from(STATE_FORMAT) }];
     for (const id of this.dirtyRaces) {
       const r = this.races.get(id);
-      if (r) ops.push({ type: 'put', key: `r!${id}`, value: RACE_STATE_TYPE.toBuffer(r) });
+      if (r) ops.push({ type: 'put', key: `r!${id}`, value: avroBytes(RACE_STATE_TYPE, r) });
     }
     for (const id of this.dirtyHorses) {
       const h = this.horses.get(id);
@@ -344,7 +345,7 @@ export class EngineState {
       ops.push({
         type: 'put',
         key: `h!${id}`,
-        value: HORSE_TYPE.toBuffer({
+        value: avroBytes(HORSE_TYPE, {
           runs: h.runs,
           pendingRaces: [...h.pending.keys()],
           pendingOffs: [...h.pending.values()],
@@ -358,10 +359,10 @@ export class EngineState {
         ops.push({
           type: 'put',
           key: chunkKey(kind, id, m.start),
-          value: CHUNK_TYPE.toBuffer(chunkToRecord(m.chunk!)),
+          value: avroBytes(CHUNK_TYPE, chunkToRecord(m.chunk!)),
         });
       }
-      if (head) ops.push({ type: 'put', key: `i!${kind}!${id}`, value: HEAD_TYPE.toBuffer(idx.toHead()) });
+      if (head) ops.push({ type: 'put', key: `i!${kind}!${id}`, value: avroBytes(HEAD_TYPE, idx.toHead()) });
     }
     for (const id of this.dirtyCourses) {
       ops.push({ type: 'put', key: `co!${id}`, value: Buffer.from(JSON.stringify(this.courses.get(id))) });
