@@ -1,7 +1,9 @@
 /**
  * The analytics processor's core: a deterministic state machine over cards, results and courses that
  * keeps per-entity rolling aggregates and, on flush, (re)computes the rows of every race whose inputs
- * changed. Pure with respect to I/O: the pipeline feeds it decoded events and persists what it marks dirty.
+ * changed. Its only I/O is reading state it does not hold in memory (EngineState loads it from the
+ * store): each change first makes what it touches resident (`ready`, `readyRows`, awaiting only on a
+ * miss), then runs synchronously. The pipeline feeds it decoded events and checkpoints what it marks dirty.
  *
  * Every row is computed "as of" its race's off from (a) the race's own card and result and (b) one
  * entity key's visible history per feature (horse, jockey, trainer, sire, course snapshot key), so the
@@ -16,11 +18,11 @@ import {
   drawFeatures,
   jockeyFeatures,
   sireFeatures,
+  snapshotPeriodEndFor,
   trainerFeatures,
 } from '../../domain/features/entities.js';
-import { DAYS_14, DAYS_90, horseFeatures, runFigure } from '../../domain/features/horse.js';
+import { DAYS_14, DAYS_90, horseFeatures, type HorseRun, runFigure } from '../../domain/features/horse.js';
 import type { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
-import { snapshotPeriodEndFor } from '../../domain/features/entities.js';
 import { isoUtc } from '../../domain/time.js';
 import {
   type EngineState,
@@ -32,7 +34,6 @@ import {
   type RaceState,
   type RunnerLink,
 } from './engine-state.js';
-import type { HorseRun } from '../../domain/features/horse.js';
 
 export interface RowOutput {
   /** `${raceId}:${horseId}` */
