@@ -7,6 +7,7 @@
 import avro from 'avsc';
 import type { ChunkedIndexHead } from '../../state/aggregates/chunked-index.js';
 import { EventIndex } from '../../state/aggregates/event-index.js';
+import { avroBytes } from '../avro-bytes.js';
 import { loadSchemaText } from '../serde.js';
 
 const card = JSON.parse(loadSchemaText('RaceCard')) as avro.Schema;
@@ -117,7 +118,7 @@ export const HEAD_TYPE = avro.Type.forSchema(
 ) as avro.Type & { fromBuffer(b: Buffer): ChunkedIndexHead };
 
 /** One month of an entity's events. */
-export const CHUNK_TYPE = avro.Type.forSchema(
+const CHUNK_TYPE = avro.Type.forSchema(
   {
     type: 'record',
     name: 'IndexChunk',
@@ -133,10 +134,11 @@ export const CHUNK_TYPE = avro.Type.forSchema(
   { omitRecordMethods: true },
 );
 
-export function chunkToRecord(idx: EventIndex): unknown {
-  return idx.toJSON();
+/** One month of an entity's events as stored. */
+export function encodeChunk(idx: EventIndex): Buffer {
+  return avroBytes(CHUNK_TYPE, idx.toJSON());
 }
 
-export function chunkFromRecord(rec: unknown): EventIndex {
-  return EventIndex.fromJSON(rec as ReturnType<EventIndex['toJSON']>);
+export function decodeChunk(buf: Buffer): EventIndex {
+  return EventIndex.fromJSON(CHUNK_TYPE.fromBuffer(buf) as ReturnType<EventIndex['toJSON']>);
 }

@@ -23,14 +23,7 @@ import { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
 import type { EventIndex } from '../../state/aggregates/event-index.js';
 import type { BatchOp, StorePort } from '../../state/store-port.js';
 import { avroBytes } from '../avro-bytes.js';
-import {
-  CHUNK_TYPE,
-  HEAD_TYPE,
-  HORSE_TYPE,
-  RACE_STATE_TYPE,
-  chunkFromRecord,
-  chunkToRecord,
-} from './engine-state-codec.js';
+import { HEAD_TYPE, HORSE_TYPE, RACE_STATE_TYPE, decodeChunk, encodeChunk } from './engine-state-codec.js';
 
 export interface RunnerLink {
   horseId: string;
@@ -238,7 +231,7 @@ export class EngineState {
     const loader = store
       ? async (start: number): Promise<EventIndex | undefined> => {
           const b = await store.get(chunkKey(kind, id, start));
-          return b ? chunkFromRecord(CHUNK_TYPE.fromBuffer(b)) : undefined;
+          return b ? decodeChunk(b) : undefined;
         }
       : undefined;
     const idx = buf
@@ -359,7 +352,7 @@ export class EngineState {
         ops.push({
           type: 'put',
           key: chunkKey(kind, id, m.start),
-          value: avroBytes(CHUNK_TYPE, chunkToRecord(m.chunk!)),
+          value: encodeChunk(m.chunk!),
         });
       }
       if (head) ops.push({ type: 'put', key: `i!${kind}!${id}`, value: avroBytes(HEAD_TYPE, idx.toHead()) });

@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
 import { EventIndex } from '../../state/aggregates/event-index.js';
-import { CHUNK_TYPE, chunkFromRecord, chunkToRecord } from '../../streams/processors/engine-state-codec.js';
+import { decodeChunk, encodeChunk } from '../../streams/processors/engine-state-codec.js';
 
 const DAY = 86_400_000;
 const BASE = Date.parse('2020-01-01T00:00:00Z');
@@ -50,11 +50,11 @@ describe('ChunkedIndex (property)', () => {
         const flat = new EventIndex(2);
         const chunked = new ChunkedIndex(2, async (start) => {
           const b = stored.get(start);
-          return b ? chunkFromRecord(CHUNK_TYPE.fromBuffer(b)) : undefined;
+          return b ? decodeChunk(b) : undefined;
         });
         const offs = new Map<string, number>();
         const save = () => {
-          for (const m of chunked.takeDirty().chunks) stored.set(m.start, CHUNK_TYPE.toBuffer(chunkToRecord(m.chunk!)));
+          for (const m of chunked.takeDirty().chunks) stored.set(m.start, encodeChunk(m.chunk!));
         };
         for (const o of ops) {
           if (o.kind === 'upsert') {
