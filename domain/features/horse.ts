@@ -21,6 +21,59 @@ export interface HorseRun {
   weightLbs: number;
   /** 0 unknown */
   raceClass: number;
+  /** runners in the result (finishers and non-finishers): PRB's `ran` */
+  ran: number;
+  /** cumulative lengths behind the winner (0 for the winner); null for a non-finisher */
+  beatenLengths: number | null;
+  /** decimal starting price (stake included); null when the result has none */
+  startingPrice: number | null;
+  /** favourite (joint/co included) */
+  favourite: boolean;
+  /** how many runners share this position (k of a k-way dead heat; 1 normally) */
+  deadHeat: number;
+  /** turf | aw */
+  surface: string;
+  /** flat | hurdle | chase | nh-flat */
+  discipline: string;
+  /** catalogue.md going group code, 0 unknown */
+  goingGroup: number;
+  isHandicap: boolean;
+  /** canonical headgear text ('' none) of the card used for that race */
+  headgear: string;
+  jockeyId: string;
+  trainerId: string;
+  /** '' unknown */
+  ownerId: string;
+}
+
+/**
+ * Today's race and runner as the catalogue's horse-history families (C, D, E, F, G, N) compare
+ * against them: all from the card used for the race's own fields.
+ */
+export interface TodayContext {
+  off: number;
+  courseId: string;
+  distanceYards: number;
+  /** sprint | mile | middle | staying */
+  distanceBucket: string;
+  surface: string;
+  discipline: string;
+  /** going group code, 0 unknown */
+  goingGroup: number;
+  /** 0 unknown */
+  raceClass: number;
+  isHandicap: boolean;
+  /** 0 unrated */
+  officialRating: number;
+  weightLbs: number;
+  /** canonical headgear text, '' none */
+  headgear: string;
+  jockeyId: string;
+  trainerId: string;
+  /** '' unknown */
+  ownerId: string;
+  /** declared runners less non-runners on the card used */
+  fieldSize: number;
 }
 
 /** The race's own facts that horse features compare against. */
