@@ -3,6 +3,30 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Layers point one way: domain <- state <- streams <- api <- cli. Each folder may import only the
+// layers below it; only files under an adapters/ folder import the Kafka, LevelDB and registry clients.
+const LAYERS = ['domain', 'state', 'streams', 'api', 'cli'];
+const ADAPTER_PACKAGES = ['kafkajs', 'classic-level', '@kafkajs/confluent-schema-registry'];
+function layerRule(layer, { adapters }) {
+  const above = LAYERS.slice(LAYERS.indexOf(layer) + 1);
+  const patterns = above.length
+    ? [
+        {
+          regex: `^(\\.\\./)+(${above.join('|')})/`,
+          message: `${layer}/ must not import ${above.join(', ')}/ (layers: ${LAYERS.join(' <- ')}).`,
+        },
+      ]
+    : [];
+  const paths = adapters
+    ? []
+    : ADAPTER_PACKAGES.map((name) => ({ name, message: 'only files under an adapters/ folder import this client' }));
+  return { 'no-restricted-imports': ['error', { paths, patterns }] };
+}
+const layerConfigs = LAYERS.flatMap((layer) => [
+  { files: [`${layer}/**/*.ts`], ignores: [`${layer}/**/adapters/**`], rules: layerRule(layer, { adapters: false }) },
+  { files: [`${layer}/**/adapters/**/*.ts`], rules: layerRule(layer, { adapters: true }) },
+]);
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', '.cache/**', 'coverage/**'] },
   js.configs.recommended,
@@ -34,4 +58,5 @@ export default tseslint.config(
       'no-constant-condition': ['error', { checkLoops: false }],
     },
   },
+  ...layerConfigs,
 );

@@ -14,8 +14,8 @@ import { RacingError } from '../domain/errors.js';
 import { adminTokenHook } from './auth.js';
 import { canonicalJson } from './canonical-json.js';
 import { invalidParam } from './errors.js';
-import { isKeyId, type KeyStore } from './keys.js';
-import type { ReadModel } from './read-model-port.js';
+import { isKeyId, type KeyStore } from '../state/credentials/key-store.js';
+import type { ReadModel } from '../state/read-model-port.js';
 import { AnalyticsRowSchema, CreatedKeySchema, KeyListResponse } from './schemas.js';
 
 export interface AdminDeps {

@@ -10,12 +10,12 @@ import { type ApiConfig, validateApiConfig } from './config.js';
 import { DataDictionarySchema } from './data-dictionary.js';
 import { installProblemHandlers } from './errors.js';
 import { installEtags } from './etag.js';
-import type { KeyStore } from './keys.js';
+import type { KeyStore } from '../state/credentials/key-store.js';
 import { metaRoutes } from './meta-routes.js';
 import { buildOpenApi, collectRoutes } from './openapi.js';
 import { raceRoutes } from './race-routes.js';
 import { RateLimiter } from './rate-limit.js';
-import type { ReadModel } from './read-model-port.js';
+import type { ReadModel } from '../state/read-model-port.js';
 import { NAMED_SCHEMAS } from './schemas.js';
 
 export const API_PREFIX = '/api/v1';

@@ -6,7 +6,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RacingError } from '../domain/errors.js';
-import type { KeyRecord, KeyStore } from './keys.js';
+import type { KeyRecord, KeyStore } from '../state/credentials/key-store.js';
 import { RateLimiter } from './rate-limit.js';
 
 declare module 'fastify' {

@@ -6,7 +6,7 @@ import { RacingError } from '../domain/errors.js';
 import { utcDate } from '../domain/time.js';
 import { DataDictionarySchema, buildDataDictionary } from './data-dictionary.js';
 import { byOffTimeThenRaceId, sortedRace, sortedRows } from './race-routes.js';
-import type { ReadModel } from './read-model-port.js';
+import type { ReadModel } from '../state/read-model-port.js';
 import { DemoResponse, HealthResponse, OpenObject } from './schemas.js';
 
 export function metaRoutes(deps: { readModel: ReadModel; clock: () => number; openApi: () => unknown }) {

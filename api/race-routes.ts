@@ -10,7 +10,7 @@ import { RacingError } from '../domain/errors.js';
 import { isId } from '../domain/ids.js';
 import { isoUtc, MS_PER_DAY, parseDate, startOfUtcDay } from '../domain/time.js';
 import { invalidParam } from './errors.js';
-import type { RaceDetail, RaceSummary, ReadModel } from './read-model-port.js';
+import type { RaceDetail, RaceSummary, ReadModel } from '../state/read-model-port.js';
 import { AnalyticsResponse, DateString, RaceDaysResponse, RaceDetailSchema, RacesResponse } from './schemas.js';
 
 /** Longest inclusive range accepted by /race-days (design.md: over 366 days is range_too_large). */

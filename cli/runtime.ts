@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { KeyStore } from '../api/keys.js';
+import { KeyStore, type StoredKey } from '../state/credentials/key-store.js';
 import type { AnalyticsRow } from '../domain/avro-types.generated.js';
 import type { Logger } from '../domain/logger.js';
 import { openLevelStore } from '../state/adapters/level-store.js';
@@ -18,9 +18,9 @@ import { type Codecs, createCodecs } from '../streams/codecs.js';
 import type { LogPort } from '../streams/log-port.js';
 import { ANALYTICS_GROUP } from '../streams/processors/analytics-processor.js';
 import type { PartitionOwnership } from '../streams/processors/ownership.js';
+import { replicate, replicationPublisher } from '../streams/processors/replication.js';
 import type { SchemaRegistryPort } from '../streams/registry-port.js';
 import { DEFAULT_TOPIC_SETTINGS, type TopicNames, topicNames, topicSpecs } from '../streams/topics.js';
-import { publishKey } from './commands/key-replication.js';
 import type { ServiceConfig } from './config.js';
 
 export interface Runtime {
@@ -45,6 +45,17 @@ export interface Runtime {
 }
 
 export const VIEW_GROUP = 'racing-api-view';
+
+/** Kafka mode: applies the keys topic to this replica's key store (until caught up, or tailing until the signal aborts). */
+export async function replicateKeys(
+  rt: Pick<Runtime, 'log' | 'topics' | 'groups' | 'keys'>,
+  options: { untilCaughtUp: boolean; signal?: AbortSignal },
+): Promise<void> {
+  if (!rt.groups.keys) return;
+  await replicate<StoredKey>(rt.log, { group: rt.groups.keys, topic: rt.topics.apiKeys, ...options }, (k) =>
+    rt.keys.applyReplicated(k),
+  );
+}
 
 /** The Kafka log of a Kafka-mode configuration (kafkajs is loaded only in Kafka mode). */
 export async function openKafkaLog(config: ServiceConfig, logger: Logger): Promise<LogPort> {
@@ -108,7 +119,7 @@ export async function openRuntime(config: ServiceConfig, logger: Logger): Promis
     view: new LevelReadModel(store.sub('view/'), (buf) => codecs.serde.decode<AnalyticsRow>(topics.analytics, buf)),
     keys: new KeyStore(
       store.sub('keys/'),
-      config.mode === 'kafka' ? { publish: publishKey({ log: openLog, topics }) } : {},
+      config.mode === 'kafka' ? { publish: replicationPublisher<StoredKey>(openLog, topics.apiKeys) } : {},
     ),
     async close() {
       lifetime.abort();

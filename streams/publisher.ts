@@ -2,14 +2,11 @@
  * Publishes input events (from the generator or an importer) to the input topics in feed order, in
  * batches: cards and results keyed by raceId, courses by courseId, record timestamp = publishedAt.
  */
-import type { Course, RaceCard, RaceResult } from '../domain/avro-types.generated.js';
+import type { PublishableEvent } from '../domain/events.js';
 import type { Codecs } from './codecs.js';
 import type { LogPort, OutRecord } from './log-port.js';
 
-export type PublishableEvent =
-  | { kind: 'course'; publishedAt: number; value: Course }
-  | { kind: 'card'; publishedAt: number; value: RaceCard }
-  | { kind: 'result'; publishedAt: number; value: RaceResult };
+export type { PublishableEvent };
 
 export interface PublishStats {
   cards: number;

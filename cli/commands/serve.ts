@@ -5,8 +5,7 @@ import { startServer } from '../../api/server.js';
 import type { AnalyticsProcessor } from '../../streams/processors/analytics-processor.js';
 import { runViewMaterializer } from '../../streams/processors/view-materializer.js';
 import { removeServiceFile, writeServiceFile } from '../service-file.js';
-import type { Runtime } from '../runtime.js';
-import { replicateKeys } from './key-replication.js';
+import { type Runtime, replicateKeys } from '../runtime.js';
 
 /**
  * Serves the API until SIGINT/SIGTERM. The processor and the view keep tailing the log so events

@@ -3,7 +3,7 @@
  * key's visible history, held in an EventIndex, and the race's own off time.
  */
 import type { CourseSnapshot } from '../avro-types.generated.js';
-import type { WindowSource } from '../../state/aggregates/event-index.js';
+import type { WindowSource } from './window-source.js';
 import { round4 } from '../rounding.js';
 import { startOfUtcMonth } from '../time.js';
 import { DAYS_14, DAYS_90 } from './horse.js';

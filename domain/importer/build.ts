@@ -6,7 +6,7 @@ import type { Course, RaceCard, RaceCardRunner, RaceResult, RaceResultRunner } f
 import { DISCIPLINES, type Discipline, type Surface } from '../codes.js';
 import { type IdKind, makeId } from '../ids.js';
 import { validateCard, validateCourse, validateResult } from '../validate.js';
-import type { PublishableEvent } from '../../streams/publisher.js';
+import type { PublishableEvent } from '../events.js';
 import { courseIdentity, disciplineOf } from './mapping.js';
 import type { RunnerRow } from './rows.js';
 import { ukLocalToUtc } from './uk-time.js';

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { PublishableEvent } from '../../streams/publisher.js';
+import type { PublishableEvent } from '../events.js';
 import {
   type BuiltRace,
   buildCourses,

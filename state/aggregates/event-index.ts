@@ -27,20 +27,9 @@
  *
  * off and visibleAt must not be NaN (as before, the order is then undefined); ±Infinity is fine.
  */
+import type { WindowCounts, WindowSource } from '../../domain/features/window-source.js';
 
-export interface WindowCounts {
-  /** number of visible events in the window */
-  n: number;
-  /** sums of each vector dimension over those events */
-  sums: number[];
-  /** the latest visibleAt among all events visible at T (whole history), or 0 */
-  latestVisible: number;
-}
-
-/** Anything answering window queries: an EventIndex or a ChunkedIndex. */
-export interface WindowSource {
-  window(fromOff: number, t: number): WindowCounts;
-}
+export type { WindowCounts, WindowSource };
 
 export interface EventIndexJson {
   w: number;

@@ -3,7 +3,8 @@
  * and the current analytics rows. Written by the view materialiser from the topics, read by the API.
  */
 import { compareCardVersions } from '../../domain/card-order.js';
-import type { ReadModel, RaceDay, RaceDetail, RaceRunner, RaceSummary } from '../../api/read-model-port.js';
+import type { ViewEvent } from '../../domain/events.js';
+import type { ReadModel, RaceDay, RaceDetail, RaceRunner, RaceSummary } from '../read-model-port.js';
 import type { AnalyticsRow, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
 import { isoUtc } from '../../domain/time.js';
 import type { BatchOp, StorePort } from '../store-port.js';
@@ -31,11 +32,7 @@ export class LevelReadModel implements ReadModel {
    * newer result). Rows are stored as the topic's bytes and decoded when read.
    */
   async apply(
-    events: readonly (
-      | { kind: 'card'; value: RaceCard }
-      | { kind: 'result'; value: RaceResult }
-      | { kind: 'row'; key: string; value: Buffer | null }
-    )[],
+    events: readonly ViewEvent[],
   ): Promise<void> {
     const races = new Map<string, StoredRace>();
     const before = new Map<string, RaceCard | null>();

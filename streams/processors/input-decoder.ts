@@ -3,13 +3,13 @@
  * failing validation) becomes a dead letter with the reason in its headers; nothing is dropped.
  */
 import type { Course, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
+import type { InputEvent } from '../../domain/events.js';
 import { isRacingError } from '../../domain/errors.js';
 import { validateCard, validateCourse, validateResult } from '../../domain/validate.js';
 import type { LogRecord, OutRecord } from '../log-port.js';
 import type { Codecs } from '../codecs.js';
 
-export type InputEvent =
-  { kind: 'card'; value: RaceCard } | { kind: 'result'; value: RaceResult } | { kind: 'course'; value: Course };
+export type { InputEvent };
 
 export interface Decoded {
   events: InputEvent[];

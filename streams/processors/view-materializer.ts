@@ -5,16 +5,13 @@
  */
 import type { RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
 import { isRacingError } from '../../domain/errors.js';
+import type { ViewEvent } from '../../domain/events.js';
 import type { Logger } from '../../domain/logger.js';
 import { validateCard, validateResult } from '../../domain/validate.js';
 import type { LevelReadModel } from '../../state/read-model/level-read-model.js';
 import type { LogPort } from '../log-port.js';
 import type { Codecs } from '../codecs.js';
 
-type ViewEvent =
-  | { kind: 'card'; value: RaceCard }
-  | { kind: 'result'; value: RaceResult }
-  | { kind: 'row'; key: string; value: Buffer | null };
 
 export async function runViewMaterializer(deps: {
   log: LogPort;

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../api/app.js';
 import { canonicalJson } from '../../api/canonical-json.js';
 import { apiConfig } from '../../api/config.js';
-import { KeyStore } from '../../api/keys.js';
+import { KeyStore } from '../../state/credentials/key-store.js';
 import { silentLogger } from '../../domain/logger.js';
 import { sampleReadModel } from '../support/fake-read-model.js';
 import { memoryStore } from '../support/memory-store.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { hashKey, KeyStore } from '../../api/keys.js';
+import { hashKey, KeyStore } from '../../state/credentials/key-store.js';
 import { memoryStore } from '../support/memory-store.js';
 import { DATA_URLS, type Harness, harness, PUBLIC_URLS, problemOf } from './harness.js';
 

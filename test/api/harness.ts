@@ -2,8 +2,8 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../api/app.js';
 import { apiConfig } from '../../api/config.js';
-import { KeyStore } from '../../api/keys.js';
-import type { ReadModel } from '../../api/read-model-port.js';
+import { KeyStore } from '../../state/credentials/key-store.js';
+import type { ReadModel } from '../../state/read-model-port.js';
 import { silentLogger } from '../../domain/logger.js';
 import type { StorePort } from '../../state/store-port.js';
 import { NOW, sampleReadModel } from '../support/fake-read-model.js';

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../api/app.js';
 import { apiConfig } from '../../api/config.js';
 import { buildDataDictionary, TOPOLOGY_ATTRIBUTION } from '../../api/data-dictionary.js';
-import { KeyStore } from '../../api/keys.js';
+import { KeyStore } from '../../state/credentials/key-store.js';
 import { codeTables } from '../../domain/codes.js';
 import { silentLogger } from '../../domain/logger.js';
 import { FakeReadModel, IDS, NOW, sampleReadModel } from '../support/fake-read-model.js';

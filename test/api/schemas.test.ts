@@ -4,7 +4,7 @@ import { FormatRegistry, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { avroToJsonSchema, avroTypeName, loadAvroSchema } from '../../api/avro-json-schema.js';
-import type { RaceDay, RaceDetail, RaceRunner, RaceSummary } from '../../api/read-model-port.js';
+import type { RaceDay, RaceDetail, RaceRunner, RaceSummary } from '../../state/read-model-port.js';
 import {
   AnalyticsRowSchema,
   RaceDaySchema,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../api/app.js';
 import { apiConfig } from '../../api/config.js';
-import { KeyStore } from '../../api/keys.js';
+import { KeyStore } from '../../state/credentials/key-store.js';
 import { startServer } from '../../api/server.js';
 import { silentLogger } from '../../domain/logger.js';
 import { sampleReadModel } from '../support/fake-read-model.js';

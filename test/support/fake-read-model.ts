@@ -2,7 +2,7 @@
  * An in-memory ReadModel for API tests, faithful to the port's contract (orderings, [from, to) windows,
  * the demo-date rule), plus builders for races, runners and rows and a small hand-made fixture.
  */
-import type { RaceDay, RaceDetail, RaceRunner, RaceSummary, ReadModel } from '../../api/read-model-port.js';
+import type { RaceDay, RaceDetail, RaceRunner, RaceSummary, ReadModel } from '../../state/read-model-port.js';
 import type { AnalyticsRow } from '../../domain/avro-types.generated.js';
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

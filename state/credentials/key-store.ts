@@ -7,7 +7,7 @@
  * Store layout (under the StorePort handed in): `id/<keyId>` -> JSON record, `hash/<sha256 hex>` -> keyId.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { StorePort } from '../state/store-port.js';
+import type { StorePort } from '../store-port.js';
 
 /** A key as listed: never the key itself nor its hash. */
 export interface KeyRecord {

@@ -1,0 +1,19 @@
+/**
+ * What a feature reads from one entity key's rolling aggregate: counts and sums over a window of its
+ * events as visible at an instant. Implemented in state/ (EventIndex, ChunkedIndex); defined here so
+ * that features depend on nothing above domain/.
+ */
+
+export interface WindowCounts {
+  /** number of visible events in the window */
+  n: number;
+  /** sums of each vector dimension over those events */
+  sums: number[];
+  /** the latest visibleAt among all events visible at T (whole history), or 0 */
+  latestVisible: number;
+}
+
+/** Anything answering window queries: an EventIndex or a ChunkedIndex. */
+export interface WindowSource {
+  window(fromOff: number, t: number): WindowCounts;
+}
