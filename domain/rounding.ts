@@ -17,3 +17,5 @@ export function roundHalfAway(x: number, dp: number): number {
 export const round4 = (x: number): number => roundHalfAway(x, 4);
 /** Run figures and vpr: 0.1. */
 export const round1 = (x: number): number => roundHalfAway(x, 1);
+/** Starting prices, level stakes and beaten lengths (catalogue.md): 2 decimal places. */
+export const round2 = (x: number): number => roundHalfAway(x, 2);
