@@ -2,7 +2,7 @@
  * Horse features (features.md): functions of the race's own card and the horse's visible history only.
  */
 import { round1, round4 } from '../rounding.js';
-import { MS_PER_DAY, utcDaysBetween } from '../time.js';
+import { utcDaysBetween } from '../time.js';
 
 /** One run of a horse, as recorded when its race's result is in. */
 export interface HorseRun {
@@ -225,6 +225,3 @@ export function runFigure(input: {
   const lbsPerLength = Math.min(3.0, Math.max(0.5, 3300 / input.distanceYards));
   return round1(standard - Math.min(input.beatenLengths, 30) * lbsPerLength + (input.weightLbs - 140) * 0.5);
 }
-
-export const DAYS_90 = 90 * MS_PER_DAY;
-export const DAYS_14 = 14 * MS_PER_DAY;

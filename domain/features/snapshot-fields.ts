@@ -1,18 +1,12 @@
 /**
- * Jockey, trainer, sire and course-snapshot features (features.md): each is a function of one entity
- * key's visible history, held in an EventIndex, and the race's own off time.
+ * The course snapshot (features.md): per (course, discipline, distance bucket, surface) key, each run
+ * race contributes a vector of draw-third win shares, favourite outcomes and runners; a snapshot is the
+ * sum over every race visible at a period's end. The rows join it through the entity table.
  */
-import type { CourseSnapshot } from '../avro-types.generated.js';
-import type { WindowSource } from './window-source.js';
+import type { AnalyticsRow, CourseSnapshot } from '../avro-types.generated.js';
 import { round4 } from '../rounding.js';
 import { startOfUtcMonth } from '../time.js';
-import { DAYS_14, DAYS_90 } from './horse.js';
-
-/** Vector layouts of the entity indexes. */
-export const JOCKEY_WIN = 0;
-export const TRAINER_WIN = 0;
-export const TRAINER_PLACED = 1; // finished 2nd or 3rd
-export const SIRE_WIN = 0;
+import type { WindowSource } from './window-source.js';
 
 export const COURSE_VEC = {
   drawRace: 0,
@@ -27,53 +21,6 @@ export const COURSE_VEC = {
 export const COURSE_VEC_WIDTH = 8;
 
 const rate = (num: number, den: number): number => (den > 0 ? round4(num / den) : 0);
-
-export interface JockeyFeatures {
-  jockeyWinRate90Day: number;
-  jockeyRides90Day: number;
-  latestVisible: number;
-}
-
-/** Wins / rides in visible races off in [off - 90 days, off). */
-export function jockeyFeatures(idx: WindowSource | undefined, off: number): JockeyFeatures {
-  if (!idx) return { jockeyWinRate90Day: 0, jockeyRides90Day: 0, latestVisible: 0 };
-  const w = idx.window(off - DAYS_90, off);
-  return { jockeyWinRate90Day: rate(w.sums[JOCKEY_WIN]!, w.n), jockeyRides90Day: w.n, latestVisible: w.latestVisible };
-}
-
-export interface TrainerFeatures {
-  trainer14DayWinRate: number;
-  trainerRunners14Day: number;
-  stableForm: string;
-  latestVisible: number;
-}
-
-/** Winners / runners, and W-P-R, in visible races off in [off - 14 days, off). */
-export function trainerFeatures(idx: WindowSource | undefined, off: number): TrainerFeatures {
-  if (!idx) return { trainer14DayWinRate: 0, trainerRunners14Day: 0, stableForm: '0-0-0', latestVisible: 0 };
-  const w = idx.window(off - DAYS_14, off);
-  const wins = w.sums[TRAINER_WIN]!;
-  const placed = w.sums[TRAINER_PLACED]!;
-  return {
-    trainer14DayWinRate: rate(wins, w.n),
-    trainerRunners14Day: w.n,
-    stableForm: `${wins}-${placed}-${w.n}`,
-    latestVisible: w.latestVisible,
-  };
-}
-
-export interface SireFeatures {
-  sireProgenyWinRate: number;
-  sireProgenyRuns: number;
-  latestVisible: number;
-}
-
-/** Wins / runs of every visible run whose card named this sire; 0 when the runner's sire is unknown. */
-export function sireFeatures(idx: WindowSource | undefined, sireKnown: boolean, off: number): SireFeatures {
-  if (!sireKnown || !idx) return { sireProgenyWinRate: 0, sireProgenyRuns: 0, latestVisible: 0 };
-  const w = idx.window(Number.NEGATIVE_INFINITY, off);
-  return { sireProgenyWinRate: rate(w.sums[SIRE_WIN]!, w.n), sireProgenyRuns: w.n, latestVisible: w.latestVisible };
-}
 
 /** A snapshot's statistics: the CourseSnapshot schema's fields less its identity, plus its latest input time. */
 export type SnapshotStats = Omit<
@@ -123,22 +70,37 @@ export function snapshotAt(idx: WindowSource | undefined, periodEnd: number): Sn
   };
 }
 
-/** Start of the period whose snapshot is in force for a race off at `off` (monthly: the race's UTC month). */
-export function snapshotPeriodEndFor(off: number): number {
-  return startOfUtcMonth(off);
-}
-
-export interface DrawFeatures {
-  drawBiasStrength: number;
-  drawBiasRaces: number;
-  latestVisible: number;
-}
-
-/** drawBiasStrength from the snapshot in force at the off; 0 when there is no snapshot or no draw. */
-export function drawFeatures(idx: WindowSource | undefined, off: number, draw: number): DrawFeatures {
-  const snap = snapshotAt(idx, snapshotPeriodEndFor(off));
-  if (draw <= 0) return { drawBiasStrength: 0, drawBiasRaces: 0, latestVisible: snap.latestVisible };
-  return { drawBiasStrength: snap.drawBiasStrength, drawBiasRaces: snap.drawRaces, latestVisible: snap.latestVisible };
+/**
+ * The course-snapshot entity's row fields (drawBiasStrength, drawBiasRaces and family I of
+ * catalogue.md) from the snapshot in force at the off: every race of the key visible at the start of
+ * the race's month. 0 when there is no snapshot; the draw fields 0 without a draw.
+ */
+export function courseSnapshotFields(
+  src: WindowSource | undefined,
+  ctx: { off: number; draw: number; drawThird: number },
+  row: AnalyticsRow,
+): number {
+  const snap = snapshotAt(src, startOfUtcMonth(ctx.off));
+  const drawn = ctx.draw > 0;
+  row.drawBiasStrength = drawn ? snap.drawBiasStrength : 0;
+  row.drawBiasRaces = drawn ? snap.drawRaces : 0;
+  row.snapshotRaces = snap.races;
+  row.snapshotMeanFieldSize = snap.races > 0 ? round4(snap.runners / snap.races) : 0;
+  row.snapshotFavouriteWinRate = snap.favouriteWinRate;
+  row.snapshotFavouritePlaceRate = snap.favouritePlaceRate;
+  row.snapshotDrawLowWinRate = snap.drawLowWinRate;
+  row.snapshotDrawMiddleWinRate = snap.drawMiddleWinRate;
+  row.snapshotDrawHighWinRate = snap.drawHighWinRate;
+  row.drawBias = snap.drawBias;
+  row.drawThirdWinRate =
+    ctx.drawThird === 0
+      ? snap.drawLowWinRate
+      : ctx.drawThird === 1
+        ? snap.drawMiddleWinRate
+        : ctx.drawThird === 2
+          ? snap.drawHighWinRate
+          : 0;
+  return snap.latestVisible;
 }
 
 /** Each-way places for a field of n runners: 1 under 5, 2 for 5..7, 3 for 8+. */

@@ -16,4 +16,10 @@ export interface WindowCounts {
 /** Anything answering window queries: an EventIndex or a ChunkedIndex. */
 export interface WindowSource {
   window(fromOff: number, t: number): WindowCounts;
+  /**
+   * The off of the latest event off before t and visible at t whose vector has dimension `dim` > 0
+   * (e.g. the last winner); -Infinity when it is off before `horizon` (the exact off is not needed
+   * there); undefined when there is none.
+   */
+  lastOffWith?(dim: number, t: number, horizon: number): number | undefined;
 }

@@ -238,6 +238,52 @@ export class ChunkedIndex {
     return this.scan(from, t, null)!;
   }
 
+  /**
+   * The off of the latest event off before t, visible at t, with vector dimension `dim` > 0 (e.g. the
+   * last win): a number; `-Infinity` when the latest such event is off before `horizon` (its exact off
+   * is not needed, so old months are answered from their summaries); undefined when there is none.
+   * Every chunk it reads in detail must be resident: `ensureLast` loads them.
+   */
+  lastOffWith(dim: number, t: number, horizon: number): number | undefined {
+    return this.walkLast(dim, t, horizon, null);
+  }
+
+  /** Makes `lastOffWith(dim, t, horizon)` answerable, loading chunks one at a time as the walk needs them. */
+  ensureLast(dim: number, t: number, horizon: number): Promise<void> | undefined {
+    const miss: number[] = [];
+    this.walkLast(dim, t, horizon, miss);
+    if (miss.length === 0) return undefined;
+    return (async () => {
+      do {
+        await this.load(miss);
+        miss.length = 0;
+        this.walkLast(dim, t, horizon, miss);
+      } while (miss.length > 0);
+    })();
+  }
+
+  /** Walks months back from t; with `missing`, stops at the first non-resident chunk it must read and names it. */
+  private walkLast(dim: number, t: number, horizon: number, missing: number[] | null): number | undefined {
+    this.ensurePrefix();
+    const iT = this.firstStartAtOrAfter(t);
+    const j = this.prefixVisibleBefore(t, iT);
+    for (let i = iT - 1; i >= 0; i--) {
+      const m = this.metas[i]!;
+      if (!(m.sums[dim]! > 0)) continue; // no such event in the month at all
+      if (i < j && m.end <= horizon) return Number.NEGATIVE_INFINITY; // all visible, all before the horizon
+      if (!m.chunk) {
+        if (missing) {
+          missing.push(i);
+          return undefined;
+        }
+        throw new MissingChunkError(m.start);
+      }
+      const off = m.chunk.lastOffWith(dim, t);
+      if (off !== undefined) return off;
+    }
+    return undefined;
+  }
+
   /** Keys of events off strictly after `off` (every later chunk must be resident). */
   keysOffAfter(off: number): string[] {
     const out: string[] = [];

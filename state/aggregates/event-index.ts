@@ -169,6 +169,19 @@ export class EventIndex {
   }
 
   /** Keys of events with off strictly after `t` (for late-data recomputes). */
+  /**
+   * The off of the latest event off before t, visible at t, whose vector has dimension `dim` > 0;
+   * undefined when there is none. Scans back from t: the events sought (wins) are common.
+   */
+  lastOffWith(dim: number, t: number, _horizon?: number): number | undefined {
+    const S = this.stride;
+    const r = this.rec;
+    for (let i = this.lowerBound(t) - 1; i >= 0; i--) {
+      if (r[i * S + 1]! < t && r[i * S + 2 + dim]! > 0) return r[i * S]!;
+    }
+    return undefined;
+  }
+
   keysOffAfter(t: number): string[] {
     return this.keys.slice(this.upperBoundOff(t), this.n);
   }

@@ -11,29 +11,14 @@
  * arrived so far.
  */
 import { compareCardVersions } from '../../domain/card-order.js';
-import type { AnalyticsRow, Course, RaceCard, RaceCardRunner, RaceResult } from '../../domain/avro-types.generated.js';
-import { disciplineCode, distanceBucket, distanceBucketCode, goingCode, surfaceCode } from '../../domain/codes.js';
-import {
-  courseRaceVector,
-  drawFeatures,
-  jockeyFeatures,
-  sireFeatures,
-  snapshotPeriodEndFor,
-  trainerFeatures,
-} from '../../domain/features/entities.js';
-import { DAYS_14, DAYS_90, horseFeatures, type HorseRun, runFigure } from '../../domain/features/horse.js';
-import type { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
-import { isoUtc } from '../../domain/time.js';
-import {
-  type EngineState,
-  entityKey,
-  type HorseRecord,
-  type IndexKind,
-  type PendingKind,
-  type RaceLinks,
-  type RaceState,
-  type RunnerLink,
-} from './engine-state.js';
+import type { AnalyticsRow, Course, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
+import type { InputEvent } from '../../domain/events.js';
+import { Linker, latestCard, raceLinks, rowKey, sameLinks } from './engine-links.js';
+import { EngineResidency } from './engine-residency.js';
+import { computeRows } from './engine-rows.js';
+import type { EngineState, RaceState } from './engine-state.js';
+
+export { effectiveCard, latestCard, rowKey } from './engine-links.js';
 
 export interface RowOutput {
   /** `${raceId}:${horseId}` */
@@ -56,28 +41,6 @@ export interface EngineCounters {
   racesRecomputed: number;
 }
 
-export function rowKey(raceId: string, horseId: string): string {
-  return `${raceId}:${horseId}`;
-}
-
-/** Latest card version seen: greatest (publishedAt, version). */
-export function latestCard(cards: readonly RaceCard[]): RaceCard | undefined {
-  return cards[cards.length - 1];
-}
-
-/**
- * The card a race's own fields come from: for a race with a result, the latest version published
- * before the off (the earliest version if every version was published at or after it); otherwise the
- * latest version seen. The off itself is the latest version's.
- */
-export function effectiveCard(cards: readonly RaceCard[], hasResult: boolean): RaceCard | undefined {
-  const latest = latestCard(cards);
-  if (!latest || !hasResult) return latest;
-  let eff: RaceCard | undefined;
-  for (const c of cards) if (c.publishedAt < latest.offTime) eff = c;
-  return eff ?? cards[0];
-}
-
 export class AnalyticsEngine {
   readonly counters: EngineCounters = {
     cards: 0,
@@ -91,31 +54,20 @@ export class AnalyticsEngine {
   };
   private readonly dirtyRaces = new Set<string>();
 
-  constructor(readonly state: EngineState) {}
+  private readonly residency: EngineResidency;
+  private readonly linker: Linker;
+
+  constructor(readonly state: EngineState) {
+    this.residency = new EngineResidency(state);
+    this.linker = new Linker(state, this.dirtyRaces);
+  }
 
   /**
    * Loads, in one store round trip, what applying these events will use: their races, and the
    * horses and entity heads their cards name (the rest is loaded on demand).
    */
-  async prefetch(
-    events: readonly ({ kind: 'card'; value: RaceCard } | { kind: 'result' | 'course'; value: unknown })[],
-  ): Promise<void> {
-    const races: string[] = [];
-    const horses: string[] = [];
-    const indexes: [IndexKind, string][] = [];
-    for (const e of events) {
-      if (e.kind === 'result') races.push((e.value as RaceResult).raceId);
-      if (e.kind !== 'card') continue;
-      const c = e.value;
-      races.push(c.raceId);
-      indexes.push(['course', entityKey.course(c.courseId, c.discipline, distanceBucket(c.distanceYards), c.surface)]);
-      for (const r of c.runners) {
-        horses.push(r.horseId);
-        indexes.push(['jockey', r.jockeyId], ['trainer', r.trainerId]);
-        if (r.sireId) indexes.push(['sire', r.sireId]);
-      }
-    }
-    await this.state.prefetch({ races, horses, indexes });
+  async prefetch(events: readonly InputEvent[]): Promise<void> {
+    await this.residency.prefetch(events);
   }
 
   private advance(publishedAt: number): void {
@@ -195,236 +147,14 @@ export class AnalyticsEngine {
   private async reconcile(race: RaceState): Promise<void> {
     this.dirtyRaces.add(race.raceId);
     this.state.touchRace(race);
-    const next = this.links(race);
+    const next = raceLinks(race, () => this.counters.resultRunnersNotOnCard++);
     const prev = race.links;
     if (sameLinks(prev, next)) return;
-    if (prev) await this.ready(prev);
-    if (next) await this.ready(next);
-    if (prev) this.unlink(race.raceId, prev);
-    if (next) this.link(race.raceId, next);
+    if (prev) await this.residency.ready(prev);
+    if (next) await this.residency.ready(next);
+    if (prev) this.linker.unlink(race.raceId, prev);
+    if (next) this.linker.link(race.raceId, next);
     race.links = next;
-  }
-
-  /**
-   * Makes resident what linking or unlinking these links touches: the horses, and each entity's index
-   * with the chunks from the race's month on. Awaits only when something has to be loaded.
-   */
-  private async ready(l: RaceLinks): Promise<void> {
-    const s = this.state;
-    const ran = l.kind === 'ran';
-    const needIdx = async (kind: IndexKind, id: string) => {
-      const i = s.peekIndex(kind, id) ?? (await s.index(kind, id, true));
-      if (ran) {
-        const p = i.ensureFrom(l.off);
-        if (p) await p;
-      }
-    };
-    for (const r of l.runners) {
-      if (!s.peekHorse(r.horseId)) await s.horse(r.horseId);
-      if (!s.peekIndex('jockey', r.jockeyId) || ran) await needIdx('jockey', r.jockeyId);
-      if (!s.peekIndex('trainer', r.trainerId) || ran) await needIdx('trainer', r.trainerId);
-      if (r.sireId && (!s.peekIndex('sire', r.sireId) || ran)) await needIdx('sire', r.sireId);
-    }
-    await needIdx('course', l.courseKey);
-  }
-
-  private horse(id: string): HorseRecord {
-    return this.state.peekHorse(id)!;
-  }
-
-  /** A resident index (see ready()), marked as changed. */
-  private idx(kind: IndexKind, id: string): ChunkedIndex {
-    const i = this.state.peekIndex(kind, id)!;
-    this.state.touchIndex(i);
-    return i;
-  }
-
-  /** Makes resident what computing the race's rows reads; awaits only when something has to be loaded. */
-  private async readyRows(starters: readonly RaceCardRunner[], off: number, courseKey: string): Promise<void> {
-    const s = this.state;
-    const need = async (kind: IndexKind, id: string, from: number, t: number) => {
-      const i = s.peekIndex(kind, id) ?? (await s.index(kind, id));
-      const p = i?.ensure(from, t);
-      if (p) await p;
-    };
-    for (const r of starters) {
-      if (!s.peekHorse(r.horseId)) await s.horse(r.horseId);
-      await need('jockey', r.jockeyId, off - DAYS_90, off);
-      await need('trainer', r.trainerId, off - DAYS_14, off);
-      if (r.sireId) await need('sire', r.sireId, Number.NEGATIVE_INFINITY, off);
-    }
-    await need('course', courseKey, Number.NEGATIVE_INFINITY, snapshotPeriodEndFor(off));
-  }
-
-  /** What this race contributes to entities: run facts once it has a card and a result, else pending interest. */
-  private links(race: RaceState): RaceState['links'] {
-    const latest = latestCard(race.cards);
-    if (!latest) return null;
-    const result = race.result;
-    const card = effectiveCard(race.cards, result !== null)!;
-    const declared = card.runners.filter((r) => !r.nonRunner);
-    const off = latest.offTime;
-    const courseKey = entityKey.course(
-      card.courseId,
-      card.discipline,
-      distanceBucket(card.distanceYards),
-      card.surface,
-    );
-    if (!result) {
-      return {
-        kind: 'pending',
-        off,
-        visibleAt: off,
-        courseKey,
-        courseVec: [],
-        runners: declared.map((r) => pendingLink(r)),
-      };
-    }
-    const byHorse = new Map(result.runners.map((r) => [r.horseId, r]));
-    const declaredIds = new Set(declared.map((r) => r.horseId));
-    for (const r of result.runners) if (!declaredIds.has(r.horseId)) this.counters.resultRunnersNotOnCard++;
-    const rated = declared.map((r) => r.officialRating);
-    const ran: RunnerLink[] = [];
-    const vecInput: { draw: number; position: number; favourite: boolean }[] = [];
-    for (const r of declared) {
-      const res = byHorse.get(r.horseId);
-      if (!res) continue;
-      const figure = runFigure({
-        position: res.position,
-        beatenLengths: res.beatenLengths,
-        weightLbs: r.weightLbs,
-        distanceYards: card.distanceYards,
-        raceClass: card.raceClass,
-        ratedOfFinalCard: rated,
-      });
-      ran.push({ ...pendingLink(r), position: res.position, figure });
-      vecInput.push({ draw: r.draw, position: res.position, favourite: res.favourite });
-    }
-    return {
-      kind: 'ran',
-      off,
-      visibleAt: Math.max(result.publishedAt, off),
-      courseKey,
-      courseVec: courseRaceVector(vecInput),
-      courseId: card.courseId,
-      distanceYards: card.distanceYards,
-      raceClass: card.raceClass,
-      runners: ran,
-    };
-  }
-
-  private setPending(kind: PendingKind, id: string, raceId: string, off: number): void {
-    if (kind === 'horse') {
-      const h = this.horse(id);
-      if (h.pending.get(raceId) !== off) {
-        h.pending.set(raceId, off);
-        this.state.touchHorse(id);
-      }
-    } else {
-      this.idx(kind, id).setPending(raceId, off);
-    }
-  }
-
-  private deletePending(kind: PendingKind, id: string, raceId: string): void {
-    if (kind === 'horse') {
-      if (this.horse(id).pending.delete(raceId)) this.state.touchHorse(id);
-    } else {
-      this.idx(kind, id).deletePending(raceId);
-    }
-  }
-
-  private link(raceId: string, l: NonNullable<RaceState['links']>): void {
-    if (l.kind === 'pending') {
-      for (const r of l.runners) {
-        this.setPending('horse', r.horseId, raceId, l.off);
-        this.setPending('jockey', r.jockeyId, raceId, l.off);
-        this.setPending('trainer', r.trainerId, raceId, l.off);
-        if (r.sireId) this.setPending('sire', r.sireId, raceId, l.off);
-      }
-      this.setPending('course', l.courseKey, raceId, l.off);
-      return;
-    }
-    for (const r of l.runners) {
-      const key = rowKey(raceId, r.horseId);
-      const win = r.position === 1 ? 1 : 0;
-      const h = this.horse(r.horseId);
-      upsertRun(h.runs, {
-        raceId,
-        off: l.off,
-        visibleAt: l.visibleAt,
-        courseId: l.courseId!,
-        position: r.position!,
-        figure: r.figure ?? null,
-        distanceYards: l.distanceYards!,
-        officialRating: r.officialRating,
-        weightLbs: r.weightLbs,
-        raceClass: l.raceClass!,
-      });
-      this.state.touchHorse(r.horseId);
-      this.markHorseDependents(h, l.off, raceId);
-      this.event('jockey', r.jockeyId, key, l, [win]);
-      this.event('trainer', r.trainerId, key, l, [win, r.position === 2 || r.position === 3 ? 1 : 0]);
-      if (r.sireId) this.event('sire', r.sireId, key, l, [win]);
-    }
-    this.event('course', l.courseKey, raceId, l, l.courseVec);
-  }
-
-  /** Records a run event in an entity's index and marks the entity's later races for recompute. */
-  private event(kind: IndexKind, id: string, key: string, l: RaceLinks, vec: readonly number[]): void {
-    const idx = this.idx(kind, id);
-    idx.upsert(key, l.off, l.visibleAt, vec);
-    this.markDependents(idx, l.off, raceIdOf(key));
-  }
-
-  private removeEvent(kind: IndexKind, id: string, key: string, off: number): void {
-    const idx = this.idx(kind, id);
-    idx.remove(key, off);
-    this.markDependents(idx, off, raceIdOf(key));
-  }
-
-  private unlink(raceId: string, l: NonNullable<RaceState['links']>): void {
-    if (l.kind === 'pending') {
-      for (const r of l.runners) {
-        this.deletePending('horse', r.horseId, raceId);
-        this.deletePending('jockey', r.jockeyId, raceId);
-        this.deletePending('trainer', r.trainerId, raceId);
-        if (r.sireId) this.deletePending('sire', r.sireId, raceId);
-      }
-      this.deletePending('course', l.courseKey, raceId);
-      return;
-    }
-    for (const r of l.runners) {
-      const key = rowKey(raceId, r.horseId);
-      const h = this.horse(r.horseId);
-      const i = h.runs.findIndex((x) => x.raceId === raceId);
-      if (i >= 0) {
-        h.runs.splice(i, 1);
-        this.state.touchHorse(r.horseId);
-      }
-      this.markHorseDependents(h, l.off, raceId);
-      this.removeEvent('jockey', r.jockeyId, key, l.off);
-      this.removeEvent('trainer', r.trainerId, key, l.off);
-      if (r.sireId) this.removeEvent('sire', r.sireId, key, l.off);
-    }
-    this.removeEvent('course', l.courseKey, raceId, l.off);
-  }
-
-  /** Races that may see a change of this entity at `off`: its pending or run races off later. */
-  private markDependents(idx: ChunkedIndex, off: number, self: string): void {
-    for (const [rid, o] of idx.pending) if (o > off && rid !== self) this.dirtyRaces.add(rid);
-    for (const k of idx.keysOffAfter(off)) {
-      const rid = raceIdOf(k);
-      if (rid !== self) this.dirtyRaces.add(rid);
-    }
-  }
-
-  private markHorseDependents(h: HorseRecord, off: number, self: string): void {
-    for (const [rid, o] of h.pending) if (o > off && rid !== self) this.dirtyRaces.add(rid);
-    const runs = h.runs;
-    for (let i = runs.length - 1; i >= 0 && runs[i]!.off > off; i--) {
-      const rid = runs[i]!.raceId;
-      if (rid !== self) this.dirtyRaces.add(rid);
-    }
   }
 
   private async recompute(race: RaceState, out: RowOutput[]): Promise<void> {
@@ -452,100 +182,8 @@ export class AnalyticsEngine {
   }
 
   /** The current rows of a race (final once its result is in), ordered by horseId. */
-  async computeRows(race: RaceState): Promise<AnalyticsRow[]> {
-    const latest = latestCard(race.cards);
-    if (!latest) return [];
-    const result = race.result;
-    const card = effectiveCard(race.cards, result !== null)!;
-    const off = latest.offTime;
-    const declared = card.runners.filter((r) => !r.nonRunner);
-    const byHorse = new Map((result?.runners ?? []).map((r) => [r.horseId, r]));
-    const starters = result ? declared.filter((r) => byHorse.has(r.horseId)) : declared;
-    const courseKey = entityKey.course(
-      card.courseId,
-      card.discipline,
-      distanceBucket(card.distanceYards),
-      card.surface,
-    );
-    await this.readyRows(starters, off, courseKey);
-    const s = this.state;
-    const courseIdx = s.peekIndex('course', courseKey);
-    const topo = this.state.course(card.courseId)?.topology ?? null;
-    const rows: AnalyticsRow[] = [];
-    for (const r of [...starters].sort((a, b) => (a.horseId < b.horseId ? -1 : a.horseId > b.horseId ? 1 : 0))) {
-      const hf = horseFeatures(this.horse(r.horseId).runs, {
-        off,
-        courseId: card.courseId,
-        distanceYards: card.distanceYards,
-        officialRating: r.officialRating,
-        weightLbs: r.weightLbs,
-        raceClass: card.raceClass,
-      });
-      const jf = jockeyFeatures(s.peekIndex('jockey', r.jockeyId), off);
-      const tf = trainerFeatures(s.peekIndex('trainer', r.trainerId), off);
-      const sf = sireFeatures(r.sireId ? s.peekIndex('sire', r.sireId) : undefined, r.sireId !== null, off);
-      const df = drawFeatures(courseIdx, off, r.draw);
-      const res = byHorse.get(r.horseId);
-      const computedAt = result
-        ? result.publishedAt
-        : Math.max(
-            card.publishedAt,
-            hf.latestVisible,
-            jf.latestVisible,
-            tf.latestVisible,
-            sf.latestVisible,
-            df.latestVisible,
-          );
-      const pos = res ? res.position : 0;
-      rows.push({
-        raceId: race.raceId,
-        horseId: r.horseId,
-        computedAtUtc: isoUtc(computedAt),
-        position: pos >= 1 && pos <= 9 ? pos : 0,
-        status: result ? 'final' : 'provisional',
-        offTime: isoUtc(off),
-        courseId: card.courseId,
-        jockeyId: r.jockeyId,
-        trainerId: r.trainerId,
-        sireId: r.sireId,
-        draw: r.draw,
-        weightLbs: r.weightLbs,
-        officialRating: r.officialRating,
-        fieldSize: declared.length,
-        distanceYards: card.distanceYards,
-        raceClass: card.raceClass,
-        disciplineCode: disciplineCode(card.discipline),
-        surfaceCode: surfaceCode(card.surface),
-        goingCode: goingCode(card.going),
-        distanceBucketCode: distanceBucketCode(distanceBucket(card.distanceYards)),
-        careerRuns: hf.careerRuns,
-        careerWins: hf.careerWins,
-        courseForm: hf.courseForm,
-        courseFormRuns: hf.courseFormRuns,
-        winRatioLast5: hf.winRatioLast5,
-        vpr: hf.vpr,
-        vprConfidence: hf.vprConfidence,
-        improvingVpr: hf.improvingVpr,
-        jockeyWinRate90Day: jf.jockeyWinRate90Day,
-        jockeyRides90Day: jf.jockeyRides90Day,
-        trainer14DayWinRate: tf.trainer14DayWinRate,
-        trainerRunners14Day: tf.trainerRunners14Day,
-        stableForm: tf.stableForm,
-        sireProgenyWinRate: sf.sireProgenyWinRate,
-        sireProgenyRuns: sf.sireProgenyRuns,
-        drawBiasStrength: df.drawBiasStrength,
-        drawBiasRaces: df.drawBiasRaces,
-        distanceDifferenceY: hf.distanceDifferenceY,
-        ratingDifference: hf.ratingDifference,
-        weightDifferenceLbs: hf.weightDifferenceLbs,
-        classDifference: hf.classDifference,
-        lastRunDays: hf.lastRunDays,
-        courseTotalClimbM: topo ? topo.totalClimbM : null,
-        courseUndulationIndex: topo ? topo.undulationIndex : null,
-        courseElevationRangeM: topo ? topo.elevationRangeM : null,
-      });
-    }
-    return rows;
+  computeRows(race: RaceState): Promise<AnalyticsRow[]> {
+    return computeRows(this.state, this.residency, race);
   }
 }
 
@@ -561,70 +199,11 @@ function slimCard(c: RaceCard): RaceCard {
       jockeyName: '',
       trainerName: '',
       sireName: r.sireName === null ? null : '',
+      ownerName: '',
+      damName: '',
+      damSireName: '',
     })),
   };
-}
-
-function raceIdOf(key: string): string {
-  const colon = key.indexOf(':');
-  return colon >= 0 ? key.slice(0, colon) : key;
-}
-
-/** Keeps a horse's runs sorted by (off, raceId); replaces a run of the same race. */
-function upsertRun(runs: HorseRun[], run: HorseRun): void {
-  const existing = runs.findIndex((x) => x.raceId === run.raceId);
-  if (existing >= 0) runs.splice(existing, 1);
-  let i = runs.length;
-  while (i > 0 && (runs[i - 1]!.off > run.off || (runs[i - 1]!.off === run.off && runs[i - 1]!.raceId > run.raceId)))
-    i--;
-  runs.splice(i, 0, run);
-}
-
-function pendingLink(r: RaceCardRunner): RunnerLink {
-  return {
-    horseId: r.horseId,
-    jockeyId: r.jockeyId,
-    trainerId: r.trainerId,
-    sireId: r.sireId,
-    officialRating: r.officialRating,
-    weightLbs: r.weightLbs,
-  };
-}
-
-/** Structural equality of two races' links (cheaper than comparing their JSON). */
-function sameLinks(a: RaceState['links'], b: RaceState['links']): boolean {
-  if (a === null || b === null) return a === b;
-  if (
-    a.kind !== b.kind ||
-    a.off !== b.off ||
-    a.visibleAt !== b.visibleAt ||
-    a.courseKey !== b.courseKey ||
-    a.courseId !== b.courseId ||
-    a.distanceYards !== b.distanceYards ||
-    a.raceClass !== b.raceClass ||
-    a.runners.length !== b.runners.length ||
-    a.courseVec.length !== b.courseVec.length
-  ) {
-    return false;
-  }
-  for (let i = 0; i < a.courseVec.length; i++) if (a.courseVec[i] !== b.courseVec[i]) return false;
-  for (let i = 0; i < a.runners.length; i++) {
-    const x = a.runners[i]!;
-    const y = b.runners[i]!;
-    if (
-      x.horseId !== y.horseId ||
-      x.jockeyId !== y.jockeyId ||
-      x.trainerId !== y.trainerId ||
-      x.sireId !== y.sireId ||
-      x.officialRating !== y.officialRating ||
-      x.weightLbs !== y.weightLbs ||
-      x.position !== y.position ||
-      x.figure !== y.figure
-    ) {
-      return false;
-    }
-  }
-  return true;
 }
 
 function sameRecord(a: Record<string, string>, b: Record<string, string>): boolean {

@@ -18,6 +18,7 @@
  * State is a cache of the log: dropping it and replaying the input topics gives the same rows.
  */
 import type { Course, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
+import { ENTITY_BY_KIND, ENTITY_KINDS, type RaceFacts, type RunnerFacts } from '../../domain/features/entity-table.js';
 import type { HorseRun } from '../../domain/features/horse.js';
 import { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
 import type { EventIndex } from '../../state/aggregates/event-index.js';
@@ -25,28 +26,14 @@ import type { BatchOp, StorePort } from '../../state/store-port.js';
 import { avroBytes } from '../avro-bytes.js';
 import { HEAD_TYPE, HORSE_TYPE, RACE_STATE_TYPE, decodeChunk, encodeChunk } from './engine-state-codec.js';
 
-export interface RunnerLink {
-  horseId: string;
-  jockeyId: string;
-  trainerId: string;
-  sireId: string | null;
-  officialRating: number;
-  weightLbs: number;
-  position?: number;
-  figure?: number | null;
-}
-
-/** What a race last contributed to the entity aggregates. */
-export interface RaceLinks {
+/** What a race last contributed to the entity aggregates: the facts its keys and vectors are computed from. */
+export interface RaceLinks extends RaceFacts {
   kind: 'pending' | 'ran';
-  off: number;
   visibleAt: number;
-  courseKey: string;
-  courseVec: number[];
-  courseId?: string;
-  distanceYards?: number;
-  raceClass?: number;
-  runners: RunnerLink[];
+  isHandicap: boolean;
+  /** runners in the result (ran); 0 while pending */
+  ran: number;
+  runners: RunnerFacts[];
 }
 
 export interface RaceState {
@@ -67,19 +54,18 @@ export interface HorseRecord {
   touched: number;
 }
 
-export type IndexKind = 'jockey' | 'trainer' | 'sire' | 'course';
+/** The store name of an indexed entity kind (entity-table.ts). */
+export type IndexKind = string;
 export type PendingKind = IndexKind | 'horse';
 
-export const INDEX_WIDTH: Record<IndexKind, number> = { jockey: 1, trainer: 2, sire: 1, course: 8 };
-const INDEX_KINDS: readonly IndexKind[] = ['jockey', 'trainer', 'sire', 'course'];
-
-export const entityKey = {
-  course: (courseId: string, discipline: string, bucket: string, surface: string): string =>
-    `${courseId}|${discipline}|${bucket}|${surface}`,
-};
+function widthOf(kind: IndexKind): number {
+  const k = ENTITY_BY_KIND.get(kind);
+  if (!k) throw new Error(`unknown entity kind ${kind}`);
+  return k.width;
+}
 
 /** Bump when the store layout changes: a processor finding another version starts its state afresh. */
-export const STATE_FORMAT = '2';
+export const STATE_FORMAT = '3';
 
 const DAY = 86_400_000;
 
@@ -105,12 +91,9 @@ export interface EvictionCounts {
 export class EngineState {
   private readonly races = new Map<string, RaceState>();
   private readonly horses = new Map<string, HorseRecord>();
-  private readonly indexes: Record<IndexKind, Map<string, ChunkedIndex>> = {
-    jockey: new Map(),
-    trainer: new Map(),
-    sire: new Map(),
-    course: new Map(),
-  };
+  private readonly indexes = new Map<IndexKind, Map<string, ChunkedIndex>>(
+    ENTITY_KINDS.map((k) => [k.kind, new Map<string, ChunkedIndex>()]),
+  );
   private readonly courses = new Map<string, Course>();
   /** (courseId, raceId) pairs not yet written; all of them when there is no store */
   private readonly courseRaces = new Map<string, Set<string>>();
@@ -207,8 +190,14 @@ export class EngineState {
 
   // ---- entity indexes ----
 
+  private indexesOf(kind: IndexKind): Map<string, ChunkedIndex> {
+    const m = this.indexes.get(kind);
+    if (!m) throw new Error(`unknown entity kind ${kind}`);
+    return m;
+  }
+
   peekIndex(kind: IndexKind, id: string): ChunkedIndex | undefined {
-    const idx = this.indexes[kind].get(id);
+    const idx = this.indexesOf(kind).get(id);
     if (idx) idx.touched = this.now;
     return idx;
   }
@@ -225,7 +214,7 @@ export class EngineState {
   }
 
   private adoptIndex(kind: IndexKind, id: string, buf: Buffer | undefined): ChunkedIndex {
-    const resident = this.indexes[kind].get(id);
+    const resident = this.indexesOf(kind).get(id);
     if (resident) return resident;
     const store = this.store;
     const loader = store
@@ -235,10 +224,10 @@ export class EngineState {
         }
       : undefined;
     const idx = buf
-      ? ChunkedIndex.fromHead(INDEX_WIDTH[kind], HEAD_TYPE.fromBuffer(buf), loader)
-      : new ChunkedIndex(INDEX_WIDTH[kind], loader);
+      ? ChunkedIndex.fromHead(widthOf(kind), HEAD_TYPE.fromBuffer(buf), loader)
+      : new ChunkedIndex(widthOf(kind), loader);
     idx.touched = this.now;
-    this.indexes[kind].set(id, idx);
+    this.indexesOf(kind).set(id, idx);
     this.indexIds.set(idx, [kind, id]);
     return idx;
   }
@@ -263,7 +252,7 @@ export class EngineState {
     const idx: [IndexKind, string][] = [];
     for (const [k, id] of want.indexes) {
       const key = `${k}!${id}`;
-      if (seen.has(key) || this.indexes[k].has(id)) continue;
+      if (seen.has(key) || this.indexesOf(k).has(id)) continue;
       seen.add(key);
       idx.push([k, id]);
     }
@@ -395,11 +384,11 @@ export class EngineState {
         counts.horses++;
       }
     }
-    for (const kind of INDEX_KINDS) {
-      for (const [id, idx] of this.indexes[kind]) {
+    for (const indexes of this.indexes.values()) {
+      for (const [id, idx] of indexes) {
         if (this.dirtyIndexes.has(idx) || idx.isDirty) continue;
         if (idx.touched < now - RESIDENCY.indexIdle) {
-          this.indexes[kind].delete(id);
+          indexes.delete(id);
           this.indexIds.delete(idx);
           counts.indexes++;
         } else {
@@ -415,10 +404,7 @@ export class EngineState {
       newRaces: this.newRaces,
       races: this.races.size,
       horses: this.horses.size,
-      jockeys: this.indexes.jockey.size,
-      trainers: this.indexes.trainer.size,
-      sires: this.indexes.sire.size,
-      courseKeys: this.indexes.course.size,
+      ...Object.fromEntries([...this.indexes].map(([k, m]) => [`index.${k}`, m.size])),
     };
   }
 }

@@ -1,0 +1,488 @@
+/**
+ * The indexed entity kinds, described once: how a runner is keyed, what one run (or one race)
+ * contributes, how far back the row's queries read, and which row fields each kind computes. The
+ * engine loops over this table to prefetch, make resident, link and unlink runs and assemble rows, so
+ * adding an entity (owner, dam, dam sire, a composite key of catalogue.md) is one entry here.
+ *
+ * Every entry's fields are a function of the race's own card and of ONE key's visible history
+ * (features.md, catalogue.md "One entity"). The horse is not here: its history is a short list of runs
+ * (horse.ts, horse-catalogue.ts), not a windowed index.
+ */
+import type { AnalyticsRow } from '../avro-types.generated.js';
+import { distanceBucket } from '../codes.js';
+import { round1, round4, roundHalfAway } from '../rounding.js';
+import { MS_PER_DAY, startOfUtcMonth, utcDaysBetween } from '../time.js';
+import { courseRaceVector as courseRaceVectorOf, courseSnapshotFields } from './snapshot-fields.js';
+import type { WindowSource } from './window-source.js';
+
+/** What keys and vectors read of a race: from the card used for the race's own fields. */
+export interface RaceFacts {
+  off: number;
+  courseId: string;
+  discipline: string;
+  surface: string;
+  distanceYards: number;
+  /** going group code, 0 unknown */
+  goingGroup: number;
+  /** 0 unknown */
+  raceClass: number;
+}
+
+/** What keys and vectors read of one runner: its card line, plus its result once the race is run. */
+export interface RunnerFacts {
+  horseId: string;
+  jockeyId: string;
+  trainerId: string;
+  /** '' unknown */
+  ownerId: string;
+  sireId: string | null;
+  /** '' unknown */
+  damId: string;
+  /** '' unknown */
+  damSireId: string;
+  draw: number;
+  officialRating: number;
+  weightLbs: number;
+  /** canonical headgear text, '' none */
+  headgear: string;
+  /** result facts (absent while the race is pending) */
+  position?: number;
+  figure?: number | null;
+  startingPrice?: number | null;
+  favourite?: boolean;
+  /** runners sharing this position (2 in a two-way dead heat) */
+  deadHeat?: number;
+  beatenLengths?: number | null;
+}
+
+/** What an entry's features read of today's race and runner beyond the key. */
+export interface RowContext {
+  off: number;
+  /** this runner's draw third (0 low, 1 middle, 2 high), -1 without a draw */
+  drawThird: number;
+  draw: number;
+}
+
+/** Writes an entry's fields into the row and returns the latest visibleAt it read (0 when none). */
+export type EntityFeatures = (src: WindowSource | undefined, ctx: RowContext, row: AnalyticsRow) => number;
+
+interface EntityKindBase {
+  /** store name of the kind (short: it prefixes every state key of the kind) */
+  readonly kind: string;
+  /** width of the vector each event carries */
+  readonly width: number;
+  /** how far before the off the row's window queries start (ms); Infinity = all history */
+  readonly lookbackMs: number;
+  /** the instant the row's queries are "as of" for a race off at `off` (the off itself by default) */
+  readonly asOf?: (off: number) => number;
+  /** a dimension whose latest event the features ask for (days since the last winner) */
+  readonly lastDim?: number;
+  readonly features: EntityFeatures;
+}
+
+/** A kind keyed per runner: one event per run, keyed raceId:horseId. */
+export interface RunnerEntityKind extends EntityKindBase {
+  readonly per: 'runner';
+  /** the runner's key, or null when its card names none (the run counts for none) */
+  readonly key: (r: RunnerFacts, race: RaceFacts) => string | null;
+  /** the event vector of a run (r has its result) */
+  readonly vector: (r: RunnerFacts, race: RaceFacts) => number[];
+}
+
+/** A kind keyed per race (the course snapshot key): one event per race, keyed raceId. */
+export interface RaceEntityKind extends EntityKindBase {
+  readonly per: 'race';
+  readonly key: (race: RaceFacts) => string;
+  /** the event vector of a run race, from its starters (with results) */
+  readonly vector: (ran: readonly RunnerFacts[]) => number[];
+}
+
+export type EntityKind = RunnerEntityKind | RaceEntityKind;
+
+export const DAY = MS_PER_DAY;
+export const DAYS_14 = 14 * DAY;
+export const DAYS_30 = 30 * DAY;
+export const DAYS_90 = 90 * DAY;
+export const DAYS_365 = 365 * DAY;
+/** catalogue.md: "5 years" is 1826 days */
+export const DAYS_5Y = 1826 * DAY;
+/** days-since-last-winner is capped at 729: wins older than this need no exact date */
+export const LAST_WIN_HORIZON = 800 * DAY;
+const NO_WIN_DAYS = 730;
+
+// ---- vectors ----
+
+/** The performance vector of a run: win, placed (1..3), and the SP-based sums of catalogue.md. */
+export const PERF = { win: 0, placed: 1, spWins: 2, invSp: 3, stake: 4, winYards: 5 } as const;
+const PERF_WIDTH = 5;
+const PERF_DIST_WIDTH = 6;
+const WIN_ONLY = 1;
+
+function isWin(r: RunnerFacts): boolean {
+  return r.position === 1;
+}
+
+/** [win, placed, spWins, invSp, stake]: an SP-less run is left out of the SP sums (catalogue.md). */
+function perfVector(r: RunnerFacts, race: RaceFacts, withDistance: boolean): number[] {
+  const win = isWin(r) ? 1 : 0;
+  const pos = r.position ?? 0;
+  const v = [win, pos >= 1 && pos <= 3 ? 1 : 0, 0, 0, 0];
+  const sp = r.startingPrice;
+  if (sp != null && sp > 0) {
+    v[PERF.spWins] = win;
+    v[PERF.invSp] = 1 / sp;
+    v[PERF.stake] = win ? sp / (r.deadHeat ?? 1) - 1 : -1;
+  }
+  if (withDistance) v.push(win ? race.distanceYards : 0);
+  return v;
+}
+
+const winVector = (r: RunnerFacts): number[] => [isWin(r) ? 1 : 0];
+
+// ---- feature helpers ----
+
+const rate = (num: number, den: number): number => (den > 0 ? round4(num / den) : 0);
+const ae = (wins: number, invSp: number): number => (invSp > 0 ? round4(wins / invSp) : 0);
+const shrunk = (wins: number, runs: number): number => round4((wins + 2) / (runs + 20));
+const round2 = (x: number): number => roundHalfAway(x, 2);
+/** Sums of counts kept as doubles: integral in exact arithmetic, so round away float noise. */
+const count = (x: number): number => Math.round(x);
+
+function daysSinceLast(src: WindowSource, dim: number, off: number): number {
+  const last = src.lastOffWith?.(dim, off, off - LAST_WIN_HORIZON);
+  if (last === undefined) return NO_WIN_DAYS;
+  if (last === Number.NEGATIVE_INFINITY) return NO_WIN_DAYS - 1;
+  return Math.min(utcDaysBetween(last, off), NO_WIN_DAYS - 1);
+}
+
+// ---- the table ----
+
+const sep = '|';
+
+export const JOCKEY: RunnerEntityKind = {
+  kind: 'jockey',
+  per: 'runner',
+  width: PERF_WIDTH,
+  lookbackMs: DAYS_365,
+  lastDim: PERF.win,
+  key: (r) => r.jockeyId,
+  vector: (r, race) => perfVector(r, race, false),
+  features(src, { off }, row) {
+    if (!src) {
+      row.jockeyDaysSinceLastWinner = NO_WIN_DAYS;
+      return 0;
+    }
+    const w14 = src.window(off - DAYS_14, off);
+    const w90 = src.window(off - DAYS_90, off);
+    const y = src.window(off - DAYS_365, off);
+    const s = y.sums;
+    row.jockeyWinRate90Day = rate(w90.sums[PERF.win]!, w90.n);
+    row.jockeyRides90Day = w90.n;
+    row.jockeyRides14Day = w14.n;
+    row.jockeyWinRate14Day = rate(w14.sums[PERF.win]!, w14.n);
+    row.jockeyRides365Day = y.n;
+    row.jockeyWinRate365Day = rate(s[PERF.win]!, y.n);
+    row.jockeyPlaceRate365Day = rate(s[PERF.placed]!, y.n);
+    row.jockeyAe365Day = ae(s[PERF.spWins]!, s[PERF.invSp]!);
+    row.jockeyLevelStakes365Day = round2(s[PERF.stake]!);
+    row.jockeyShrunkWinRate365Day = shrunk(count(s[PERF.win]!), y.n);
+    row.jockeyDaysSinceLastWinner = daysSinceLast(src, PERF.win, off);
+    return y.latestVisible;
+  },
+};
+
+export const TRAINER: RunnerEntityKind = {
+  kind: 'trainer',
+  per: 'runner',
+  width: PERF_WIDTH,
+  lookbackMs: DAYS_365,
+  lastDim: PERF.win,
+  key: (r) => r.trainerId,
+  vector: (r, race) => perfVector(r, race, false),
+  features(src, { off }, row) {
+    if (!src) {
+      row.stableForm = '0-0-0';
+      row.trainerDaysSinceLastWinner = NO_WIN_DAYS;
+      return 0;
+    }
+    const w14 = src.window(off - DAYS_14, off);
+    const w30 = src.window(off - DAYS_30, off);
+    const y = src.window(off - DAYS_365, off);
+    const wins14 = count(w14.sums[PERF.win]!);
+    const s = y.sums;
+    row.trainer14DayWinRate = rate(wins14, w14.n);
+    row.trainerRunners14Day = w14.n;
+    // W-P-R: P is seconds plus thirds (placed 1..3 less the winners)
+    row.stableForm = `${wins14}-${count(w14.sums[PERF.placed]!) - wins14}-${w14.n}`;
+    row.trainerRunners30Day = w30.n;
+    row.trainerWinRate30Day = rate(w30.sums[PERF.win]!, w30.n);
+    row.trainerRunners365Day = y.n;
+    row.trainerWinRate365Day = rate(s[PERF.win]!, y.n);
+    row.trainerPlaceRate365Day = rate(s[PERF.placed]!, y.n);
+    row.trainerAe365Day = ae(s[PERF.spWins]!, s[PERF.invSp]!);
+    row.trainerLevelStakes365Day = round2(s[PERF.stake]!);
+    row.trainerShrunkWinRate365Day = shrunk(count(s[PERF.win]!), y.n);
+    row.trainerDaysSinceLastWinner = daysSinceLast(src, PERF.win, off);
+    return y.latestVisible;
+  },
+};
+
+export const OWNER: RunnerEntityKind = {
+  kind: 'owner',
+  per: 'runner',
+  width: PERF_WIDTH,
+  lookbackMs: DAYS_365,
+  key: (r) => r.ownerId || null,
+  vector: (r, race) => perfVector(r, race, false),
+  features(src, { off }, row) {
+    if (!src) return 0;
+    const y = src.window(off - DAYS_365, off);
+    row.ownerRunners365Day = y.n;
+    row.ownerWinRate365Day = rate(y.sums[PERF.win]!, y.n);
+    row.ownerAe365Day = ae(y.sums[PERF.spWins]!, y.sums[PERF.invSp]!);
+    return y.latestVisible;
+  },
+};
+
+export const TRAINER_JOCKEY: RunnerEntityKind = {
+  kind: 'tj',
+  per: 'runner',
+  width: PERF_WIDTH,
+  lookbackMs: DAYS_365,
+  key: (r) => r.trainerId + sep + r.jockeyId,
+  vector: (r, race) => perfVector(r, race, false),
+  features(src, { off }, row) {
+    if (!src) return 0;
+    const y = src.window(off - DAYS_365, off);
+    row.trainerJockeyRuns365Day = y.n;
+    row.trainerJockeyWinRate365Day = rate(y.sums[PERF.win]!, y.n);
+    row.trainerJockeyAe365Day = ae(y.sums[PERF.spWins]!, y.sums[PERF.invSp]!);
+    return y.latestVisible;
+  },
+};
+
+/** A composite key counted as runs and wins over a window: `<prefix>Runs|Rides...` and win rate. */
+function winWindowKind(
+  kind: string,
+  key: (r: RunnerFacts, race: RaceFacts) => string | null,
+  lookbackMs: number,
+  write: (row: AnalyticsRow, runs: number, winRate: number) => void,
+): RunnerEntityKind {
+  return {
+    kind,
+    per: 'runner',
+    width: WIN_ONLY,
+    lookbackMs,
+    key,
+    vector: winVector,
+    features(src, { off }, row) {
+      if (!src) return 0;
+      const w = src.window(lookbackMs === Number.POSITIVE_INFINITY ? Number.NEGATIVE_INFINITY : off - lookbackMs, off);
+      write(row, w.n, rate(w.sums[0]!, w.n));
+      return w.latestVisible;
+    },
+  };
+}
+
+const ALL = Number.POSITIVE_INFINITY;
+const bucketOf = (race: RaceFacts): string => distanceBucket(race.distanceYards);
+
+export const JOCKEY_COURSE = winWindowKind(
+  'jc',
+  (r, x) => r.jockeyId + sep + x.courseId,
+  DAYS_5Y,
+  (row, n, wr) => {
+    row.jockeyCourseRides5Year = n;
+    row.jockeyCourseWinRate5Year = wr;
+  },
+);
+export const JOCKEY_DISCIPLINE = winWindowKind(
+  'jd',
+  (r, x) => r.jockeyId + sep + x.discipline,
+  DAYS_365,
+  (row, n, wr) => {
+    row.jockeyDisciplineRides365Day = n;
+    row.jockeyDisciplineWinRate365Day = wr;
+  },
+);
+export const TRAINER_COURSE = winWindowKind(
+  'tc',
+  (r, x) => r.trainerId + sep + x.courseId,
+  DAYS_5Y,
+  (row, n, wr) => {
+    row.trainerCourseRunners5Year = n;
+    row.trainerCourseWinRate5Year = wr;
+  },
+);
+export const TRAINER_DISCIPLINE = winWindowKind(
+  'td',
+  (r, x) => r.trainerId + sep + x.discipline,
+  DAYS_365,
+  (row, n, wr) => {
+    row.trainerDisciplineRunners365Day = n;
+    row.trainerDisciplineWinRate365Day = wr;
+  },
+);
+
+export const SIRE: RunnerEntityKind = {
+  kind: 'sire',
+  per: 'runner',
+  width: PERF_DIST_WIDTH,
+  lookbackMs: ALL,
+  key: (r) => r.sireId,
+  vector: (r, race) => perfVector(r, race, true),
+  features(src, { off }, row) {
+    if (!src) return 0;
+    const w = src.window(Number.NEGATIVE_INFINITY, off);
+    const s = w.sums;
+    const wins = count(s[PERF.win]!);
+    row.sireProgenyWinRate = rate(wins, w.n);
+    row.sireProgenyRuns = w.n;
+    row.sireProgenyPlaceRate = rate(s[PERF.placed]!, w.n);
+    row.sireProgenyAe = ae(s[PERF.spWins]!, s[PERF.invSp]!);
+    row.sireShrunkWinRate = w.n > 0 ? shrunk(wins, w.n) : 0;
+    row.sireMeanWinningDistanceY = wins > 0 ? round1(s[PERF.winYards]! / wins) : null;
+    return w.latestVisible;
+  },
+};
+
+const sireKey = (suffix: (race: RaceFacts) => string | null) => (r: RunnerFacts, race: RaceFacts) => {
+  if (!r.sireId) return null;
+  const s = suffix(race);
+  return s === null ? null : r.sireId + sep + s;
+};
+
+export const SIRE_SURFACE = winWindowKind(
+  'ss',
+  sireKey((x) => x.surface),
+  ALL,
+  (row, n, wr) => {
+    row.sireSurfaceRuns = n;
+    row.sireSurfaceWinRate = wr;
+  },
+);
+export const SIRE_GOING = winWindowKind(
+  'sg',
+  sireKey((x) => (x.goingGroup > 0 ? String(x.goingGroup) : null)),
+  ALL,
+  (row, n, wr) => {
+    row.sireGoingRuns = n;
+    row.sireGoingWinRate = wr;
+  },
+);
+export const SIRE_DISTANCE = winWindowKind('sd', sireKey(bucketOf), ALL, (row, n, wr) => {
+  row.sireDistanceRuns = n;
+  row.sireDistanceWinRate = wr;
+});
+export const SIRE_DISCIPLINE = winWindowKind(
+  'sdi',
+  sireKey((x) => x.discipline),
+  ALL,
+  (row, n, wr) => {
+    row.sireDisciplineRuns = n;
+    row.sireDisciplineWinRate = wr;
+  },
+);
+
+export const DAM_SIRE: RunnerEntityKind = {
+  kind: 'dsire',
+  per: 'runner',
+  width: PERF_DIST_WIDTH,
+  lookbackMs: ALL,
+  key: (r) => r.damSireId || null,
+  vector: (r, race) => perfVector(r, race, true),
+  features(src, { off }, row) {
+    if (!src) return 0;
+    const w = src.window(Number.NEGATIVE_INFINITY, off);
+    const wins = count(w.sums[PERF.win]!);
+    row.damSireProgenyRuns = w.n;
+    row.damSireProgenyWinRate = rate(wins, w.n);
+    row.damSireMeanWinningDistanceY = wins > 0 ? round1(w.sums[PERF.winYards]! / wins) : null;
+    return w.latestVisible;
+  },
+};
+
+export const DAM_SIRE_DISTANCE = winWindowKind(
+  'dsd',
+  (r, x) => (r.damSireId ? r.damSireId + sep + bucketOf(x) : null),
+  ALL,
+  (row, n, wr) => {
+    row.damSireDistanceRuns = n;
+    row.damSireDistanceWinRate = wr;
+  },
+);
+
+export const DAM: RunnerEntityKind = {
+  kind: 'dam',
+  per: 'runner',
+  width: WIN_ONLY,
+  lookbackMs: ALL,
+  key: (r) => r.damId || null,
+  vector: winVector,
+  features(src, { off }, row) {
+    if (!src) return 0;
+    const w = src.window(Number.NEGATIVE_INFINITY, off);
+    row.damProgenyRuns = w.n;
+    row.damProgenyWins = count(w.sums[0]!);
+    row.damProgenyWinRate = rate(w.sums[0]!, w.n);
+    return w.latestVisible;
+  },
+};
+
+/** The course snapshot key of features.md: (course, discipline, distance bucket, surface). */
+export function courseSnapshotKey(courseId: string, discipline: string, bucket: string, surface: string): string {
+  return `${courseId}${sep}${discipline}${sep}${bucket}${sep}${surface}`;
+}
+
+/** Start of the period whose snapshot is in force for a race off at `off` (monthly: the race's UTC month). */
+export function snapshotPeriodEndFor(off: number): number {
+  return startOfUtcMonth(off);
+}
+
+export const COURSE_SNAPSHOT: RaceEntityKind = {
+  kind: 'course',
+  per: 'race',
+  width: 8,
+  lookbackMs: ALL,
+  asOf: snapshotPeriodEndFor,
+  key: (x) => courseSnapshotKey(x.courseId, x.discipline, bucketOf(x), x.surface),
+  vector: (ran) =>
+    courseRaceVectorOf(ran.map((r) => ({ draw: r.draw, position: r.position ?? 0, favourite: r.favourite ?? false }))),
+  features: courseSnapshotFields,
+};
+
+/**
+ * Every indexed entity kind, in a fixed order (the order of loading, linking and row assembly; row
+ * values do not depend on it).
+ */
+export const ENTITY_KINDS: readonly EntityKind[] = [
+  JOCKEY,
+  TRAINER,
+  OWNER,
+  SIRE,
+  DAM,
+  DAM_SIRE,
+  JOCKEY_COURSE,
+  JOCKEY_DISCIPLINE,
+  TRAINER_COURSE,
+  TRAINER_DISCIPLINE,
+  TRAINER_JOCKEY,
+  SIRE_SURFACE,
+  SIRE_GOING,
+  SIRE_DISTANCE,
+  SIRE_DISCIPLINE,
+  DAM_SIRE_DISTANCE,
+  COURSE_SNAPSHOT,
+];
+
+export const ENTITY_BY_KIND: ReadonlyMap<string, EntityKind> = new Map(ENTITY_KINDS.map((k) => [k.kind, k]));
+
+/** The first instant a kind's row queries read for a race off at `off`. */
+export function lookbackFrom(k: EntityKind, off: number): number {
+  return k.lookbackMs === ALL ? Number.NEGATIVE_INFINITY : off - k.lookbackMs;
+}
+
+/** The key of a kind for a runner of a race (per-race kinds ignore the runner). */
+export function keyOf(k: EntityKind, r: RunnerFacts, race: RaceFacts): string | null {
+  return k.per === 'race' ? k.key(race) : k.key(r, race);
+}

@@ -1,0 +1,314 @@
+/**
+ * Links: what a race contributes to the entity aggregates, and applying or withdrawing it. A race with
+ * a card and no result contributes pending interest (its id registered with each entity its runners
+ * name, so a change there recomputes its provisional rows); with a result it contributes run facts (one
+ * run per starter in the horse's history and one event per starter in every indexed entity of the
+ * table, plus one event per race in the course snapshot key). Every entity is reached through the
+ * entity table: nothing here names a particular kind.
+ */
+import type { RaceCard, RaceCardRunner } from '../../domain/avro-types.generated.js';
+import { canonicalHeadgear, goingGroupCode } from '../../domain/codes.js';
+import {
+  ENTITY_KINDS,
+  type EntityKind,
+  keyOf,
+  type RaceFacts,
+  type RunnerFacts,
+} from '../../domain/features/entity-table.js';
+import { type HorseRun, runFigure } from '../../domain/features/horse.js';
+import type { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
+import type { EngineState, HorseRecord, RaceLinks, RaceState } from './engine-state.js';
+
+/** Latest card version seen: greatest (publishedAt, version). */
+export function latestCard(cards: readonly RaceCard[]): RaceCard | undefined {
+  return cards[cards.length - 1];
+}
+
+/**
+ * The card a race's own fields come from: for a race with a result, the latest version published
+ * before the off (the earliest version if every version was published at or after it); otherwise the
+ * latest version seen. The off itself is the latest version's.
+ */
+export function effectiveCard(cards: readonly RaceCard[], hasResult: boolean): RaceCard | undefined {
+  const latest = latestCard(cards);
+  if (!latest || !hasResult) return latest;
+  let eff: RaceCard | undefined;
+  for (const c of cards) if (c.publishedAt < latest.offTime) eff = c;
+  return eff ?? cards[0];
+}
+
+/** The race facts keys and vectors read, from the card used (the off from the latest version). */
+export function raceFactsOf(card: RaceCard, off: number): RaceFacts {
+  return {
+    off,
+    courseId: card.courseId,
+    discipline: card.discipline,
+    surface: card.surface,
+    distanceYards: card.distanceYards,
+    goingGroup: goingGroupCode(card.going),
+    raceClass: card.raceClass,
+  };
+}
+
+/** A runner's card facts (no result yet). */
+export function runnerFactsOf(r: RaceCardRunner): RunnerFacts {
+  return {
+    horseId: r.horseId,
+    jockeyId: r.jockeyId,
+    trainerId: r.trainerId,
+    ownerId: r.ownerId,
+    sireId: r.sireId,
+    damId: r.damId,
+    damSireId: r.damSireId,
+    draw: r.draw,
+    officialRating: r.officialRating,
+    weightLbs: r.weightLbs,
+    headgear: canonicalHeadgear(r.headgear),
+  };
+}
+
+/** What this race contributes: run facts once it has a card and a result, else pending interest. */
+export function raceLinks(race: RaceState, onUnknownRunner: () => void): RaceLinks | null {
+  const latest = latestCard(race.cards);
+  if (!latest) return null;
+  const result = race.result;
+  const card = effectiveCard(race.cards, result !== null)!;
+  const declared = card.runners.filter((r) => !r.nonRunner);
+  const base = { ...raceFactsOf(card, latest.offTime), isHandicap: card.isHandicap };
+  if (!result) {
+    return { ...base, kind: 'pending', visibleAt: latest.offTime, ran: 0, runners: declared.map(runnerFactsOf) };
+  }
+  const byHorse = new Map(result.runners.map((r) => [r.horseId, r]));
+  const declaredIds = new Set(declared.map((r) => r.horseId));
+  for (const r of result.runners) if (!declaredIds.has(r.horseId)) onUnknownRunner();
+  const rated = declared.map((r) => r.officialRating);
+  const positions = new Map<number, number>();
+  for (const r of result.runners) if (r.position > 0) positions.set(r.position, (positions.get(r.position) ?? 0) + 1);
+  const runners: RunnerFacts[] = [];
+  for (const r of declared) {
+    const res = byHorse.get(r.horseId);
+    if (!res) continue;
+    const finished = res.position >= 1;
+    runners.push({
+      ...runnerFactsOf(r),
+      position: res.position,
+      figure: runFigure({
+        position: res.position,
+        beatenLengths: res.beatenLengths,
+        weightLbs: r.weightLbs,
+        distanceYards: card.distanceYards,
+        raceClass: card.raceClass,
+        ratedOfFinalCard: rated,
+      }),
+      startingPrice: res.startingPrice,
+      favourite: res.favourite,
+      deadHeat: finished ? (positions.get(res.position) ?? 1) : 1,
+      beatenLengths: finished ? res.beatenLengths : null,
+    });
+  }
+  return {
+    ...base,
+    kind: 'ran',
+    visibleAt: Math.max(result.publishedAt, latest.offTime),
+    ran: result.runners.length,
+    runners,
+  };
+}
+
+/** Structural equality of two races' links (cheaper than comparing their JSON). */
+export function sameLinks(a: RaceLinks | null, b: RaceLinks | null): boolean {
+  if (a === null || b === null) return a === b;
+  if (
+    a.kind !== b.kind ||
+    a.off !== b.off ||
+    a.visibleAt !== b.visibleAt ||
+    a.courseId !== b.courseId ||
+    a.discipline !== b.discipline ||
+    a.surface !== b.surface ||
+    a.distanceYards !== b.distanceYards ||
+    a.goingGroup !== b.goingGroup ||
+    a.raceClass !== b.raceClass ||
+    a.isHandicap !== b.isHandicap ||
+    a.ran !== b.ran ||
+    a.runners.length !== b.runners.length
+  ) {
+    return false;
+  }
+  for (let i = 0; i < a.runners.length; i++) {
+    const x = a.runners[i]!;
+    const y = b.runners[i]!;
+    for (const k of RUNNER_FACT_KEYS) if ((x[k] ?? null) !== (y[k] ?? null)) return false;
+  }
+  return true;
+}
+
+const RUNNER_FACT_KEYS = [
+  'horseId',
+  'jockeyId',
+  'trainerId',
+  'ownerId',
+  'sireId',
+  'damId',
+  'damSireId',
+  'draw',
+  'officialRating',
+  'weightLbs',
+  'headgear',
+  'position',
+  'figure',
+  'startingPrice',
+  'favourite',
+  'deadHeat',
+  'beatenLengths',
+] as const satisfies readonly (keyof RunnerFacts)[];
+
+/** The keys a race's links touch, per kind, with the runner they belong to (null for per-race kinds). */
+export function* linkKeys(l: RaceLinks): Generator<[EntityKind, string, RunnerFacts | null]> {
+  for (const k of ENTITY_KINDS) {
+    if (k.per === 'race') {
+      yield [k, k.key(l), null];
+      continue;
+    }
+    for (const r of l.runners) {
+      const key = keyOf(k, r, l);
+      if (key !== null) yield [k, key, r];
+    }
+  }
+}
+
+export function rowKey(raceId: string, horseId: string): string {
+  return `${raceId}:${horseId}`;
+}
+
+function raceIdOf(key: string): string {
+  const colon = key.indexOf(':');
+  return colon >= 0 ? key.slice(0, colon) : key;
+}
+
+/** Applies and withdraws links on the engine state; marks the races a change may affect. */
+export class Linker {
+  constructor(
+    private readonly state: EngineState,
+    private readonly dirty: Set<string>,
+  ) {}
+
+  link(raceId: string, l: RaceLinks): void {
+    if (l.kind === 'pending') {
+      for (const r of l.runners) this.setHorsePending(r.horseId, raceId, l.off);
+      for (const [k, key] of linkKeys(l)) this.idx(k, key).setPending(raceId, l.off);
+      return;
+    }
+    for (const r of l.runners) {
+      const h = this.horse(r.horseId);
+      upsertRun(h.runs, horseRun(raceId, l, r));
+      this.state.touchHorse(r.horseId);
+      this.markHorseDependents(h, l.off, raceId);
+    }
+    for (const [k, key, r] of linkKeys(l)) {
+      const idx = this.idx(k, key);
+      if (k.per === 'race') idx.upsert(raceId, l.off, l.visibleAt, k.vector(l.runners));
+      else idx.upsert(rowKey(raceId, r!.horseId), l.off, l.visibleAt, k.vector(r!, l));
+      this.markDependents(idx, l.off, raceId);
+    }
+  }
+
+  unlink(raceId: string, l: RaceLinks): void {
+    if (l.kind === 'pending') {
+      for (const r of l.runners) {
+        if (this.horse(r.horseId).pending.delete(raceId)) this.state.touchHorse(r.horseId);
+      }
+      for (const [k, key] of linkKeys(l)) this.idx(k, key).deletePending(raceId);
+      return;
+    }
+    for (const r of l.runners) {
+      const h = this.horse(r.horseId);
+      const i = h.runs.findIndex((x) => x.raceId === raceId);
+      if (i >= 0) {
+        h.runs.splice(i, 1);
+        this.state.touchHorse(r.horseId);
+      }
+      this.markHorseDependents(h, l.off, raceId);
+    }
+    for (const [k, key, r] of linkKeys(l)) {
+      const idx = this.idx(k, key);
+      idx.remove(k.per === 'race' ? raceId : rowKey(raceId, r!.horseId), l.off);
+      this.markDependents(idx, l.off, raceId);
+    }
+  }
+
+  private horse(id: string): HorseRecord {
+    return this.state.peekHorse(id)!;
+  }
+
+  /** A resident index (see EngineResidency.ready), marked as changed. */
+  private idx(k: EntityKind, id: string): ChunkedIndex {
+    const i = this.state.peekIndex(k.kind, id)!;
+    this.state.touchIndex(i);
+    return i;
+  }
+
+  private setHorsePending(horseId: string, raceId: string, off: number): void {
+    const h = this.horse(horseId);
+    if (h.pending.get(raceId) !== off) {
+      h.pending.set(raceId, off);
+      this.state.touchHorse(horseId);
+    }
+  }
+
+  /** Races that may see a change of this entity at `off`: its pending or run races off later. */
+  private markDependents(idx: ChunkedIndex, off: number, self: string): void {
+    for (const [rid, o] of idx.pending) if (o > off && rid !== self) this.dirty.add(rid);
+    for (const k of idx.keysOffAfter(off)) {
+      const rid = raceIdOf(k);
+      if (rid !== self) this.dirty.add(rid);
+    }
+  }
+
+  private markHorseDependents(h: HorseRecord, off: number, self: string): void {
+    for (const [rid, o] of h.pending) if (o > off && rid !== self) this.dirty.add(rid);
+    const runs = h.runs;
+    for (let i = runs.length - 1; i >= 0 && runs[i]!.off > off; i--) {
+      const rid = runs[i]!.raceId;
+      if (rid !== self) this.dirty.add(rid);
+    }
+  }
+}
+
+/** The horse's run of a race, from the race's links and the runner's facts. */
+function horseRun(raceId: string, l: RaceLinks, r: RunnerFacts): HorseRun {
+  return {
+    raceId,
+    off: l.off,
+    visibleAt: l.visibleAt,
+    courseId: l.courseId,
+    position: r.position!,
+    figure: r.figure ?? null,
+    distanceYards: l.distanceYards,
+    officialRating: r.officialRating,
+    weightLbs: r.weightLbs,
+    raceClass: l.raceClass,
+    ran: l.ran,
+    beatenLengths: r.beatenLengths ?? null,
+    startingPrice: r.startingPrice ?? null,
+    favourite: r.favourite ?? false,
+    deadHeat: r.deadHeat ?? 1,
+    surface: l.surface,
+    discipline: l.discipline,
+    goingGroup: l.goingGroup,
+    isHandicap: l.isHandicap,
+    headgear: r.headgear,
+    jockeyId: r.jockeyId,
+    trainerId: r.trainerId,
+    ownerId: r.ownerId,
+  };
+}
+
+/** Keeps a horse's runs sorted by (off, raceId); replaces a run of the same race. */
+function upsertRun(runs: HorseRun[], run: HorseRun): void {
+  const existing = runs.findIndex((x) => x.raceId === run.raceId);
+  if (existing >= 0) runs.splice(existing, 1);
+  let i = runs.length;
+  while (i > 0 && (runs[i - 1]!.off > run.off || (runs[i - 1]!.off === run.off && runs[i - 1]!.raceId > run.raceId)))
+    i--;
+  runs.splice(i, 0, run);
+}

@@ -1,0 +1,156 @@
+/**
+ * Rows: assembling a race's analytics rows from its own card and result, the horse's history and one
+ * entity key per indexed kind (looping over the entity table), then the ranks within the race (family
+ * R, a second stage over the race's rows). Synchronous once `EngineResidency.readyRows` has made
+ * everything resident.
+ */
+import type { AnalyticsRow, RaceCardRunner } from '../../domain/avro-types.generated.js';
+import { distanceBucket, distanceBucketCode, disciplineCode, goingCode, surfaceCode } from '../../domain/codes.js';
+import { ENTITY_KINDS, keyOf, type RowContext, type RunnerFacts } from '../../domain/features/entity-table.js';
+import { type HorseCatalogue, horseCatalogue } from '../../domain/features/horse-catalogue.js';
+import { horseFeatures, type TodayContext } from '../../domain/features/horse.js';
+import { raceContextFeatures, runnerCardFeatures } from '../../domain/features/race-context.js';
+import { rankFields } from '../../domain/features/ranks.js';
+import { isoUtc } from '../../domain/time.js';
+import { loadSchemaText } from '../serde.js';
+import { effectiveCard, latestCard, raceFactsOf, runnerFactsOf } from './engine-links.js';
+import type { EngineResidency } from './engine-residency.js';
+import type { EngineState, RaceState } from './engine-state.js';
+
+/** A row with every field at its schema default, in schema order (the order rows are built and fingerprinted in). */
+const BLANK_ROW: AnalyticsRow = blankRow();
+
+function blankRow(): AnalyticsRow {
+  const schema = JSON.parse(loadSchemaText('AnalyticsRow')) as {
+    fields: { name: string; type: unknown; default?: unknown }[];
+  };
+  const row: Record<string, unknown> = {};
+  for (const f of schema.fields) {
+    if ('default' in f) row[f.name] = f.default;
+    else if (Array.isArray(f.type)) row[f.name] = null;
+    else row[f.name] = f.type === 'string' ? '' : f.type === 'boolean' ? false : 0;
+  }
+  return row as unknown as AnalyticsRow;
+}
+
+const byHorseId = (a: RaceCardRunner, b: RaceCardRunner) =>
+  a.horseId < b.horseId ? -1 : a.horseId > b.horseId ? 1 : 0;
+
+/** The current rows of a race (final once its result is in), ordered by horseId. */
+export async function computeRows(
+  state: EngineState,
+  residency: EngineResidency,
+  race: RaceState,
+): Promise<AnalyticsRow[]> {
+  const latest = latestCard(race.cards);
+  if (!latest) return [];
+  const result = race.result;
+  const card = effectiveCard(race.cards, result !== null)!;
+  const off = latest.offTime;
+  const declared = card.runners.filter((r) => !r.nonRunner);
+  const byHorse = new Map((result?.runners ?? []).map((r) => [r.horseId, r]));
+  const starters = (result ? declared.filter((r) => byHorse.has(r.horseId)) : declared).sort(byHorseId);
+  const facts = raceFactsOf(card, off);
+  const starterFacts: RunnerFacts[] = starters.map(runnerFactsOf);
+  await residency.readyRows(starterFacts, facts);
+
+  const course = state.course(card.courseId);
+  const topo = course?.topology ?? null;
+  const raceCtx = raceContextFeatures({
+    off,
+    going: card.going,
+    isHandicap: card.isHandicap,
+    pattern: card.pattern,
+    direction: course?.direction ?? '',
+  });
+  // Family B is over the race's runners (declared, not non-runners), whichever of them started.
+  const cardFeatures = runnerCardFeatures(declared);
+  const cardOf = new Map(declared.map((r, i) => [r.horseId, cardFeatures[i]!]));
+  const bucket = distanceBucket(card.distanceYards);
+  const common = {
+    offTime: isoUtc(off),
+    courseId: card.courseId,
+    fieldSize: declared.length,
+    distanceYards: card.distanceYards,
+    raceClass: card.raceClass,
+    disciplineCode: disciplineCode(card.discipline),
+    surfaceCode: surfaceCode(card.surface),
+    goingCode: goingCode(card.going),
+    distanceBucketCode: distanceBucketCode(bucket),
+    courseTotalClimbM: topo ? topo.totalClimbM : null,
+    courseUndulationIndex: topo ? topo.undulationIndex : null,
+    courseElevationRangeM: topo ? topo.elevationRangeM : null,
+  };
+
+  const rows: AnalyticsRow[] = [];
+  for (let i = 0; i < starters.length; i++) {
+    const r = starters[i]!;
+    const f = starterFacts[i]!;
+    const row: AnalyticsRow = { ...BLANK_ROW, ...common };
+    row.raceId = race.raceId;
+    row.horseId = r.horseId;
+    row.jockeyId = r.jockeyId;
+    row.trainerId = r.trainerId;
+    row.sireId = r.sireId;
+    row.draw = r.draw;
+    row.weightLbs = r.weightLbs;
+    row.officialRating = r.officialRating;
+
+    const today: TodayContext = {
+      off,
+      courseId: card.courseId,
+      distanceYards: card.distanceYards,
+      distanceBucket: bucket,
+      surface: card.surface,
+      discipline: card.discipline,
+      goingGroup: facts.goingGroup,
+      raceClass: card.raceClass,
+      isHandicap: card.isHandicap,
+      officialRating: r.officialRating,
+      weightLbs: r.weightLbs,
+      headgear: f.headgear,
+      jockeyId: r.jockeyId,
+      trainerId: r.trainerId,
+      ownerId: r.ownerId,
+      fieldSize: declared.length,
+    };
+    const runs = state.peekHorse(r.horseId)!.runs;
+    const hf = horseFeatures(runs, today);
+    row.careerRuns = hf.careerRuns;
+    row.careerWins = hf.careerWins;
+    row.courseForm = hf.courseForm;
+    row.courseFormRuns = hf.courseFormRuns;
+    row.winRatioLast5 = hf.winRatioLast5;
+    row.vpr = hf.vpr;
+    row.vprConfidence = hf.vprConfidence;
+    row.improvingVpr = hf.improvingVpr;
+    row.distanceDifferenceY = hf.distanceDifferenceY;
+    row.ratingDifference = hf.ratingDifference;
+    row.weightDifferenceLbs = hf.weightDifferenceLbs;
+    row.classDifference = hf.classDifference;
+    row.lastRunDays = hf.lastRunDays;
+    horseCatalogue(runs, today, hf, row as unknown as HorseCatalogue);
+    Object.assign(row, raceCtx, cardOf.get(r.horseId));
+
+    const drawThirdCode = row.drawThirdCode;
+    const ctx: RowContext = { off, draw: r.draw, drawThird: drawThirdCode - 1 };
+    let latestVisible = hf.latestVisible;
+    for (const k of ENTITY_KINDS) {
+      const key = keyOf(k, f, facts);
+      const src = key === null ? undefined : state.peekIndex(k.kind, key);
+      const seen = k.features(src, ctx, row);
+      if (seen > latestVisible) latestVisible = seen;
+    }
+
+    const res = byHorse.get(r.horseId);
+    const pos = res ? res.position : 0;
+    row.position = pos >= 1 && pos <= 9 ? pos : 0;
+    row.status = result ? 'final' : 'provisional';
+    row.computedAtUtc = isoUtc(result ? result.publishedAt : Math.max(card.publishedAt, latestVisible));
+    rows.push(row);
+  }
+
+  const ranks = rankFields(rows);
+  for (let i = 0; i < rows.length; i++) Object.assign(rows[i]!, ranks[i]);
+  return rows;
+}
