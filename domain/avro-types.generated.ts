@@ -62,6 +62,330 @@ export interface AnalyticsRow {
   courseTotalClimbM: null | number;
   courseUndulationIndex: null | number;
   courseElevationRangeM: null | number;
+  /** A: the card's handicap flag */
+  isHandicap: boolean;
+  /** A: enum 1 not black type, 2 listed, 3 group3, 4 group2, 5 group1; 0 unknown */
+  patternCode: number;
+  /** A: enum going group of today's going (see the data dictionary); 0 unknown */
+  goingGroupCode: number;
+  /** A: 1..12, the off's UTC month */
+  monthOfYear: number;
+  /** A: enum 1 left-handed, 2 right-handed, 3 straight only, 4 figure of eight; 0 unknown */
+  courseDirectionCode: number;
+  /** B: years, 0 unknown */
+  age: number;
+  /** B: enum 1 c, 2 f, 3 g, 4 m, 5 h, 6 r; 0 unknown */
+  sexCode: number;
+  /** B: canonical headgear codes in the order b v h p t e; empty when none */
+  headgear: string;
+  /** B: headgear not empty */
+  hasHeadgear: boolean;
+  /** B: the rider's allowance in lbs, 0 none */
+  jockeyClaimLbs: number;
+  /** B: heaviest weight among the runners minus this runner's */
+  weightVsTopLbs: number;
+  /** B: this runner's weight minus the runners' mean weight */
+  weightVsMeanLbs: number;
+  /** B: (r - 1) / (n - 1) of the draw rank among drawn runners; null without a draw */
+  drawPct: null | number;
+  /** B: enum 1 low, 2 middle, 3 high; 0 no draw */
+  drawThirdCode: number;
+  /** B: highest rating among rated runners minus this runner's; null when unrated */
+  officialRatingGapToTop: null | number;
+  /** B: runners of this runner's trainer in the race, itself included */
+  stableRunnersInRace: number;
+  /** C: careerWins / careerRuns */
+  careerWinRate: number;
+  /** C: placed runs (position 1..3) */
+  careerPlaces: number;
+  /** C: careerPlaces / careerRuns */
+  careerPlaceRate: number;
+  /** C: form score over all runs */
+  careerFormScore: number;
+  /** C: form score over the last 3 (or fewer) runs */
+  formScoreLast3: number;
+  /** C: form score over the last 6 (or fewer) runs */
+  formScoreLast6: number;
+  /** C: position of the last run (may exceed 9; 0 non-finisher); null when no run */
+  lastPosition: null | number;
+  /** C: beaten lengths of the last run (0 for a win); null for a non-finisher or no run */
+  lastBeatenLengths: null | number;
+  /** C: mean beaten lengths of the finishers among the last 3 runs; null when none */
+  meanBeatenLengthsLast3: null | number;
+  /** C: proportion of rivals beaten in the last run; null when no run */
+  lastPrb: null | number;
+  /** C: mean PRB of the last 3 (or fewer) runs; null when no run */
+  meanPrbLast3: null | number;
+  /** C: mean PRB of all runs; null when no run */
+  careerPrb: null | number;
+  /** C: runs off in [off - 90 days, off) */
+  runsLast90Days: number;
+  /** C: runs off in [off - 365 days, off) */
+  runsLast365Days: number;
+  /** C: wins off in [off - 365 days, off) */
+  winsLast365Days: number;
+  /** C: UTC calendar days since the last win, capped at 729; 730 when no win */
+  daysSinceLastWin: number;
+  /** C: runs newer than the last win; careerRuns when no win */
+  runsSinceLastWin: number;
+  /** C: careerRuns = 0 */
+  isDebut: boolean;
+  /** C: careerRuns > 0 and lastRunDays >= 90 */
+  isReappearance: boolean;
+  /** C: non-finishers among the last 5 runs */
+  nonCompletionsLast5: number;
+  /** C: the last run was a win */
+  lastRunWon: boolean;
+  /** C: consecutive wins, newest first */
+  winStreak: number;
+  /** D: run figure of the last run (1 dp); null when it has none */
+  lastFigure: null | number;
+  /** D: best of the newest 3 run figures (1 dp); null when none */
+  bestFigureLast3: null | number;
+  /** D: plain mean of the newest 3 run figures (1 dp); null when none */
+  meanFigureLast3: null | number;
+  /** D: best run figure of all runs (1 dp); null when none */
+  careerBestFigure: null | number;
+  /** D: official rating carried on the last run; null when unrated or no run */
+  lastOfficialRating: null | number;
+  /** D: highest official rating carried in any run; null when none */
+  careerMaxOfficialRating: null | number;
+  /** D: today's rating minus careerMaxOfficialRating; null when either is unknown */
+  officialRatingVsCareerMax: null | number;
+  /** D: official rating carried in the last win; null when no win or unrated then */
+  lastWinOfficialRating: null | number;
+  /** D: vpr minus today's rating (1 dp); null when unrated or vprConfidence = 0 */
+  vprMinusOfficialRating: null | number;
+  /** E: the last run's surface differs from today's */
+  surfaceSwitch: boolean;
+  /** E: the last run's discipline differs from today's */
+  disciplineSwitch: boolean;
+  /** E: today is a chase and no run was a chase */
+  firstTimeChase: boolean;
+  /** E: today is a hurdle and no run was a hurdle */
+  firstTimeHurdle: boolean;
+  /** E: today is on AW and no run was */
+  firstTimeAw: boolean;
+  /** E: today is a handicap and no run was one */
+  handicapDebut: boolean;
+  /** E: the last run's going group differs from today's (both known) */
+  goingGroupChanged: boolean;
+  /** E: today's fieldSize minus the runners of the last run; null when no run */
+  fieldSizeDifference: null | number;
+  /** E: no run in today's distance bucket */
+  untriedDistanceBucket: boolean;
+  /** E: no run in today's going group (false when today's is unknown) */
+  untriedGoingGroup: boolean;
+  /** E: no run on today's surface */
+  untriedSurface: boolean;
+  /** E: the last run's trainer differs from today's (both known) */
+  trainerChanged: boolean;
+  /** E: runs with today's trainer */
+  runsForTrainer: number;
+  /** E: the last run's jockey differs from today's */
+  jockeyChanged: boolean;
+  /** E: the last run's owner differs from today's (both known) */
+  ownerChanged: boolean;
+  /** F: today has headgear and no run had any */
+  firstTimeHeadgear: boolean;
+  /** F: today's canonical headgear differs from the last run's */
+  headgearChanged: boolean;
+  /** F: the last run had headgear and today has none */
+  headgearRemoved: boolean;
+  /** F: runs whose canonical headgear equals today's (none included) */
+  runsInTodaysHeadgear: number;
+  /** G: runs in scope (same courseId) */
+  horseCourseRuns: number;
+  /** G: wins in scope (same courseId) */
+  horseCourseWins: number;
+  /** G: form score over the runs in scope (same courseId); 0 when none */
+  horseCourseFormScore: number;
+  /** G: runs in scope (same distance bucket) */
+  horseDistanceRuns: number;
+  /** G: wins in scope (same distance bucket) */
+  horseDistanceWins: number;
+  /** G: form score over the runs in scope (same distance bucket); 0 when none */
+  horseDistanceFormScore: number;
+  /** G: runs in scope (same going group) */
+  horseGoingRuns: number;
+  /** G: wins in scope (same going group) */
+  horseGoingWins: number;
+  /** G: form score over the runs in scope (same going group); 0 when none */
+  horseGoingFormScore: number;
+  /** G: runs in scope (same surface) */
+  horseSurfaceRuns: number;
+  /** G: wins in scope (same surface) */
+  horseSurfaceWins: number;
+  /** G: form score over the runs in scope (same surface); 0 when none */
+  horseSurfaceFormScore: number;
+  /** G: runs in scope (same discipline) */
+  horseDisciplineRuns: number;
+  /** G: wins in scope (same discipline) */
+  horseDisciplineWins: number;
+  /** G: form score over the runs in scope (same discipline); 0 when none */
+  horseDisciplineFormScore: number;
+  /** G: runs in scope (class known and <= today's) */
+  horseClassRuns: number;
+  /** G: wins in scope (class known and <= today's) */
+  horseClassWins: number;
+  /** G: form score over the runs in scope (class known and <= today's); 0 when none */
+  horseClassFormScore: number;
+  /** G: runs in scope (same courseId and distance bucket) */
+  horseCourseDistanceRuns: number;
+  /** G: wins in scope (same courseId and distance bucket) */
+  horseCourseDistanceWins: number;
+  /** G: form score over the runs in scope (same courseId and distance bucket); 0 when none */
+  horseCourseDistanceFormScore: number;
+  /** G: runs with today's jockey */
+  horseJockeyRuns: number;
+  /** G: wins with today's jockey */
+  horseJockeyWins: number;
+  /** I: races in the course snapshot in force; 0 when none */
+  snapshotRaces: number;
+  /** I: runners / races of the snapshot */
+  snapshotMeanFieldSize: number;
+  /** I: the snapshot's favourite win rate */
+  snapshotFavouriteWinRate: number;
+  /** I: the snapshot's favourite place rate */
+  snapshotFavouritePlaceRate: number;
+  /** I: the snapshot's low-third draw win rate */
+  snapshotDrawLowWinRate: number;
+  /** I: the snapshot's middle-third draw win rate */
+  snapshotDrawMiddleWinRate: number;
+  /** I: the snapshot's high-third draw win rate */
+  snapshotDrawHighWinRate: number;
+  /** I: the snapshot's signed low minus high draw win rate */
+  drawBias: number;
+  /** I: the snapshot's win rate of this runner's draw third; 0 without a draw */
+  drawThirdWinRate: number;
+  /** J: the jockey's rides, 14 days */
+  jockeyRides14Day: number;
+  /** J: wins / rides, 14 days */
+  jockeyWinRate14Day: number;
+  /** J: the jockey's rides, 365 days */
+  jockeyRides365Day: number;
+  /** J: wins / rides, 365 days */
+  jockeyWinRate365Day: number;
+  /** J: placed / rides, 365 days */
+  jockeyPlaceRate365Day: number;
+  /** J: actual over expected (SP) wins, 365 days */
+  jockeyAe365Day: number;
+  /** J: level-stakes profit at SP, 365 days (2 dp) */
+  jockeyLevelStakes365Day: number;
+  /** J: (wins + 2) / (rides + 20), 365 days */
+  jockeyShrunkWinRate365Day: number;
+  /** J: the jockey's rides at this course, 5 years */
+  jockeyCourseRides5Year: number;
+  /** J: wins / rides at this course, 5 years */
+  jockeyCourseWinRate5Year: number;
+  /** J: the jockey's rides in today's discipline, 365 days */
+  jockeyDisciplineRides365Day: number;
+  /** J: wins / rides in today's discipline, 365 days */
+  jockeyDisciplineWinRate365Day: number;
+  /** J: UTC calendar days since the jockey's last winner, capped at 729; 730 none */
+  jockeyDaysSinceLastWinner: number;
+  /** K: the trainer's runners, 30 days */
+  trainerRunners30Day: number;
+  /** K: wins / runners, 30 days */
+  trainerWinRate30Day: number;
+  /** K: the trainer's runners, 365 days */
+  trainerRunners365Day: number;
+  /** K: wins / runners, 365 days */
+  trainerWinRate365Day: number;
+  /** K: placed / runners, 365 days */
+  trainerPlaceRate365Day: number;
+  /** K: actual over expected (SP) wins, 365 days */
+  trainerAe365Day: number;
+  /** K: level-stakes profit at SP, 365 days (2 dp) */
+  trainerLevelStakes365Day: number;
+  /** K: (wins + 2) / (runners + 20), 365 days */
+  trainerShrunkWinRate365Day: number;
+  /** K: the trainer's runners at this course, 5 years */
+  trainerCourseRunners5Year: number;
+  /** K: wins / runners at this course, 5 years */
+  trainerCourseWinRate5Year: number;
+  /** K: the trainer's runners in today's discipline, 365 days */
+  trainerDisciplineRunners365Day: number;
+  /** K: wins / runners in today's discipline, 365 days */
+  trainerDisciplineWinRate365Day: number;
+  /** K: UTC calendar days since the trainer's last winner, capped at 729; 730 none */
+  trainerDaysSinceLastWinner: number;
+  /** L: runs of today's trainer with today's jockey, 365 days */
+  trainerJockeyRuns365Day: number;
+  /** L: wins / runs of the trainer+jockey pair, 365 days */
+  trainerJockeyWinRate365Day: number;
+  /** L: actual over expected (SP) wins of the pair, 365 days */
+  trainerJockeyAe365Day: number;
+  /** L: the owner's runners, 365 days; 0 when the owner is unknown */
+  ownerRunners365Day: number;
+  /** L: wins / the owner's runners, 365 days */
+  ownerWinRate365Day: number;
+  /** L: actual over expected (SP) wins of the owner, 365 days */
+  ownerAe365Day: number;
+  /** M: placed / progeny runs of the sire */
+  sireProgenyPlaceRate: number;
+  /** M: actual over expected (SP) wins of the sire's progeny */
+  sireProgenyAe: number;
+  /** M: (wins + 2) / (progeny runs + 20) */
+  sireShrunkWinRate: number;
+  /** M: progeny runs on today's surface */
+  sireSurfaceRuns: number;
+  /** M: wins / progeny runs on today's surface */
+  sireSurfaceWinRate: number;
+  /** M: progeny runs in today's going group (0 when unknown) */
+  sireGoingRuns: number;
+  /** M: wins / progeny runs in today's going group */
+  sireGoingWinRate: number;
+  /** M: progeny runs in today's distance bucket */
+  sireDistanceRuns: number;
+  /** M: wins / progeny runs in today's distance bucket */
+  sireDistanceWinRate: number;
+  /** M: progeny runs in today's discipline */
+  sireDisciplineRuns: number;
+  /** M: wins / progeny runs in today's discipline */
+  sireDisciplineWinRate: number;
+  /** M: mean distance in yards of progeny wins (1 dp); null when none */
+  sireMeanWinningDistanceY: null | number;
+  /** M: runs whose card named this dam sire */
+  damSireProgenyRuns: number;
+  /** M: wins / dam-sire progeny runs */
+  damSireProgenyWinRate: number;
+  /** M: dam-sire progeny runs in today's distance bucket */
+  damSireDistanceRuns: number;
+  /** M: wins / dam-sire progeny runs in today's distance bucket */
+  damSireDistanceWinRate: number;
+  /** M: mean distance in yards of dam-sire progeny wins (1 dp); null when none */
+  damSireMeanWinningDistanceY: null | number;
+  /** M: runs whose card named this dam (this horse's own included) */
+  damProgenyRuns: number;
+  /** M: wins among the dam's progeny runs */
+  damProgenyWins: number;
+  /** M: damProgenyWins / damProgenyRuns */
+  damProgenyWinRate: number;
+  /** N: decimal SP of the last run (2 dp); null when no run or no SP */
+  lastStartingPrice: null | number;
+  /** N: the last run was favourite (joint/co included) */
+  lastRunFavourite: boolean;
+  /** N: favourite last time and not a win */
+  beatenFavouriteLast: boolean;
+  /** N: mean of 1/SP over the newest 3 runs that have an SP; null when none */
+  meanImpliedProbabilityLast3: null | number;
+  /** N: runs as favourite */
+  careerFavouriteRuns: number;
+  /** N: actual over expected (SP) wins over all runs */
+  horseAe: number;
+  /** R: rank of vpr among runners with vprConfidence > 0 (1 = highest); 0 without */
+  vprRankInRace: number;
+  /** R: best vpr in the race minus this runner's (1 dp); null when vprConfidence = 0 */
+  vprGapToBest: null | number;
+  /** R: rank of today's rating among rated runners; 0 when unrated */
+  officialRatingRankInRace: number;
+  /** R: rank of weight carried (1 = heaviest) */
+  weightRankInRace: number;
+  /** R: rank of jockeyWinRate90Day among runners whose jockey has rides; 0 without */
+  jockeyWinRate90DayRankInRace: number;
+  /** R: rank of trainer14DayWinRate among runners whose trainer has runners; 0 without */
+  trainer14DayWinRateRankInRace: number;
 }
 
 export interface SurfacePeriod {

@@ -165,6 +165,8 @@ describe('GET /api/v1/data-dictionary', () => {
       expect(f.missing.length, f.name).toBeGreaterThan(0);
       expect(f.type.length, f.name).toBeGreaterThan(0);
       expect(f).toHaveProperty('unit');
+      expect(f.family.length, f.name).toBeGreaterThan(0);
+      expect(f.entityKey.length, f.name).toBeGreaterThan(0);
     }
   });
 
@@ -202,7 +204,9 @@ describe('GET /api/v1/data-dictionary', () => {
 
   it('carries the enum code tables of domain/codes.ts and links the *Code fields to them', async () => {
     const dd = buildDataDictionary();
-    expect(dd.codeTables).toEqual(codeTables());
+    const { headgear, ...enums } = dd.codeTables;
+    expect(enums).toEqual(codeTables());
+    expect(Object.keys(headgear!)).toEqual(['', 'b', 'v', 'h', 'p', 't', 'e']);
     for (const f of dd.fields.filter((x) => x.name.endsWith('Code'))) {
       expect(f.codeTable, f.name).toBe(f.name);
       expect(dd.codeTables[f.name]!['0']).toBe('unknown');
