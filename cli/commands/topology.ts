@@ -1,0 +1,111 @@
+/**
+ * `racing topology build --geometry FILE --dem FILE... [--course ID] [--measured-on YYYY-MM-DD]
+ * [--winning-post LON,LAT]`: reads a course centreline (GeoJSON, OSM XML) and elevation files (.asc
+ * with its .prj, .hgt, GeoTIFF, or zips of them) and measures one topology block per course line
+ * (domain/topology, docs/topology.md). This module only reads files; it publishes nothing.
+ *
+ * Left to wire (deliberately not done here):
+ * - cli/racing.ts: parse the `topology build` arguments above and call topologyBuild;
+ * - publishing: a new Course version per result (the course record with `topology` filled, through
+ *   streams/publisher.ts), once the Course schema carries the block; `courseTopologyOf` maps a block
+ *   to today's CourseTopology (climb, undulation, range, circuit length); turns, profile, provenance
+ *   and attribution need new schema fields;
+ * - the generator: `generatedTopology(course, { shape, circuitLengthYards })` once the course list has
+ *   shape and circuit length (today the defaults are derived from the course code).
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { COURSES, courseByCode, courseIdOf, type CourseInfo } from '../../domain/courses.js';
+import {
+  type CourseLine,
+  type DemProduct,
+  type ElevationGrid,
+  type LonLat,
+  measureTopologyDetailed,
+  readDem,
+  readGeometry,
+  type RunningDirection,
+  type TopologyBlock,
+  TopologyError,
+} from '../../domain/topology/index.js';
+
+export interface TopologyBuildOptions {
+  /** a .geojson/.json or .osm/.xml file */
+  geometry: string;
+  /** elevation files: .asc (its .prj is read from beside it), .hgt, .tif/.tiff, .zip */
+  dem: string[];
+  /** a generator course code or course id; its direction orients the line */
+  course?: string;
+  /** YYYY-MM-DD; default today (UTC) */
+  measuredOn?: string;
+  /** the winning post as [lon, lat] (WGS84) */
+  winningPost?: [number, number];
+  /** the running direction when the course is not in the course list */
+  direction?: RunningDirection;
+  /** only these OSM way ids */
+  wayIds?: number[];
+  /** reference system for grids that carry none */
+  demCrs?: string;
+  /** the elevation product, when the files do not make it recognisable */
+  demProduct?: DemProduct;
+  /** GeoJSON without OSM ids that nevertheless comes from OpenStreetMap */
+  geometrySource?: 'openstreetmap' | 'file';
+}
+
+export interface TopologyBuildResult {
+  /** the course id, when --course was given */
+  courseId: string | null;
+  /** the generator course code, when the course is one */
+  courseCode: string | null;
+  /** the centreline as measured: oriented, starting at the start (WGS84), for the open-data GeoJSON */
+  centreline: LonLat[];
+  block: TopologyBlock;
+}
+
+export async function topologyBuild(opts: TopologyBuildOptions): Promise<TopologyBuildResult[]> {
+  if (opts.dem.length === 0) throw new TopologyError('option_invalid', 'topology build needs at least one --dem FILE');
+  const lines = await loadGeometry(opts.geometry, opts);
+  const grids = await loadDems(opts.dem, opts);
+  const info = opts.course === undefined ? undefined : findCourse(opts.course);
+  if (opts.course !== undefined && lines.length > 1) {
+    throw new TopologyError(
+      'geometry_branched',
+      `${opts.geometry} holds ${lines.length} separate lines; choose the ways of course ${opts.course} (wayIds)`,
+    );
+  }
+  const measuredOn = opts.measuredOn ?? new Date().toISOString().slice(0, 10);
+  const direction = info?.direction ?? opts.direction ?? null;
+  return lines.map((line) => {
+    const m = measureTopologyDetailed(line, grids, { measuredOn, direction, winningPost: opts.winningPost ?? null });
+    return {
+      courseId: info ? courseIdOf(info.code) : (opts.course ?? null),
+      courseCode: info?.code ?? null,
+      centreline: m.line,
+      block: m.block,
+    };
+  });
+}
+
+export async function loadGeometry(
+  path: string,
+  opts: { wayIds?: number[]; geometrySource?: 'openstreetmap' | 'file' } = {},
+): Promise<CourseLine[]> {
+  return readGeometry(path, await readFile(path), { wayIds: opts.wayIds, source: opts.geometrySource });
+}
+
+export async function loadDems(
+  paths: readonly string[],
+  opts: { demCrs?: string; demProduct?: DemProduct } = {},
+): Promise<ElevationGrid[]> {
+  const grids: ElevationGrid[] = [];
+  for (const path of paths) {
+    const prjPath = path.replace(/\.asc$/i, '.prj');
+    const prj = prjPath !== path && existsSync(prjPath) ? await readFile(prjPath, 'utf8') : undefined;
+    grids.push(...(await readDem(path, await readFile(path), { crs: opts.demCrs, product: opts.demProduct, prj })));
+  }
+  return grids;
+}
+
+function findCourse(idOrCode: string): CourseInfo | undefined {
+  return courseByCode(idOrCode) ?? COURSES.find((c) => courseIdOf(c.code) === idOrCode);
+}
