@@ -71,8 +71,11 @@ interface EntityKindBase {
   readonly kind: string;
   /** width of the vector each event carries */
   readonly width: number;
-  /** how far before the off the row's window queries start (ms); Infinity = all history */
-  readonly lookbackMs: number;
+  /**
+   * The lengths of the windows the row's queries read, ending at the off (ms); Infinity = all
+   * history. Each window's first month is read in detail, so each must be made resident.
+   */
+  readonly windowsMs: readonly number[];
   /** the instant the row's queries are "as of" for a race off at `off` (the off itself by default) */
   readonly asOf?: (off: number) => number;
   /** a dimension whose latest event the features ask for (days since the last winner) */
@@ -163,7 +166,7 @@ export const JOCKEY: RunnerEntityKind = {
   kind: 'jockey',
   per: 'runner',
   width: PERF_WIDTH,
-  lookbackMs: DAYS_365,
+  windowsMs: [DAYS_14, DAYS_90, DAYS_365],
   lastDim: PERF.win,
   key: (r) => r.jockeyId,
   vector: (r, race) => perfVector(r, race, false),
@@ -195,7 +198,7 @@ export const TRAINER: RunnerEntityKind = {
   kind: 'trainer',
   per: 'runner',
   width: PERF_WIDTH,
-  lookbackMs: DAYS_365,
+  windowsMs: [DAYS_14, DAYS_30, DAYS_365],
   lastDim: PERF.win,
   key: (r) => r.trainerId,
   vector: (r, race) => perfVector(r, race, false),
@@ -231,7 +234,7 @@ export const OWNER: RunnerEntityKind = {
   kind: 'owner',
   per: 'runner',
   width: PERF_WIDTH,
-  lookbackMs: DAYS_365,
+  windowsMs: [DAYS_365],
   key: (r) => r.ownerId || null,
   vector: (r, race) => perfVector(r, race, false),
   features(src, { off }, row) {
@@ -248,7 +251,7 @@ export const TRAINER_JOCKEY: RunnerEntityKind = {
   kind: 'tj',
   per: 'runner',
   width: PERF_WIDTH,
-  lookbackMs: DAYS_365,
+  windowsMs: [DAYS_365],
   key: (r) => r.trainerId + sep + r.jockeyId,
   vector: (r, race) => perfVector(r, race, false),
   features(src, { off }, row) {
@@ -272,7 +275,7 @@ function winWindowKind(
     kind,
     per: 'runner',
     width: WIN_ONLY,
-    lookbackMs,
+    windowsMs: [lookbackMs],
     key,
     vector: winVector,
     features(src, { off }, row) {
@@ -328,7 +331,7 @@ export const SIRE: RunnerEntityKind = {
   kind: 'sire',
   per: 'runner',
   width: PERF_DIST_WIDTH,
-  lookbackMs: ALL,
+  windowsMs: [ALL],
   key: (r) => r.sireId,
   vector: (r, race) => perfVector(r, race, true),
   features(src, { off }, row) {
@@ -388,7 +391,7 @@ export const DAM_SIRE: RunnerEntityKind = {
   kind: 'dsire',
   per: 'runner',
   width: PERF_DIST_WIDTH,
-  lookbackMs: ALL,
+  windowsMs: [ALL],
   key: (r) => r.damSireId || null,
   vector: (r, race) => perfVector(r, race, true),
   features(src, { off }, row) {
@@ -416,7 +419,7 @@ export const DAM: RunnerEntityKind = {
   kind: 'dam',
   per: 'runner',
   width: WIN_ONLY,
-  lookbackMs: ALL,
+  windowsMs: [ALL],
   key: (r) => r.damId || null,
   vector: winVector,
   features(src, { off }, row) {
@@ -443,7 +446,7 @@ export const COURSE_SNAPSHOT: RaceEntityKind = {
   kind: 'course',
   per: 'race',
   width: 8,
-  lookbackMs: ALL,
+  windowsMs: [ALL],
   asOf: snapshotPeriodEndFor,
   key: (x) => courseSnapshotKey(x.courseId, x.discipline, bucketOf(x), x.surface),
   vector: (ran) =>
@@ -477,9 +480,9 @@ export const ENTITY_KINDS: readonly EntityKind[] = [
 
 export const ENTITY_BY_KIND: ReadonlyMap<string, EntityKind> = new Map(ENTITY_KINDS.map((k) => [k.kind, k]));
 
-/** The first instant a kind's row queries read for a race off at `off`. */
-export function lookbackFrom(k: EntityKind, off: number): number {
-  return k.lookbackMs === ALL ? Number.NEGATIVE_INFINITY : off - k.lookbackMs;
+/** The first instant of a window of this length ending at `t`. */
+export function windowFrom(lengthMs: number, t: number): number {
+  return lengthMs === ALL ? Number.NEGATIVE_INFINITY : t - lengthMs;
 }
 
 /** The key of a kind for a runner of a race (per-race kinds ignore the runner). */

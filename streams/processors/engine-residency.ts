@@ -10,9 +10,9 @@ import {
   ENTITY_KINDS,
   keyOf,
   LAST_WIN_HORIZON,
-  lookbackFrom,
   type RaceFacts,
   type RunnerFacts,
+  windowFrom,
 } from '../../domain/features/entity-table.js';
 import type { InputEvent } from '../../domain/events.js';
 import { linkKeys, raceFactsOf, runnerFactsOf } from './engine-links.js';
@@ -74,14 +74,15 @@ export class EngineResidency {
     for (const r of starters) if (!s.peekHorse(r.horseId)) await s.horse(r.horseId);
     for (const k of ENTITY_KINDS) {
       const t = k.asOf ? k.asOf(off) : off;
-      const from = lookbackFrom(k, t);
       const keys = k.per === 'race' ? [k.key(race)] : starters.map((r) => keyOf(k, r, race));
       for (const key of keys) {
         if (key === null) continue;
         const i = s.peekIndex(k.kind, key) ?? (await s.index(k.kind, key));
         if (!i) continue;
-        const p = i.ensure(from, t);
-        if (p) await p;
+        for (const len of k.windowsMs) {
+          const p = i.ensure(windowFrom(len, t), t);
+          if (p) await p;
+        }
         if (k.lastDim !== undefined) {
           const q = i.ensureLast(k.lastDim, t, t - LAST_WIN_HORIZON);
           if (q) await q;

@@ -8,6 +8,8 @@ export const jockey = (n: string) => makeId('jockey', `t:${n}`);
 export const trainer = (n: string) => makeId('trainer', `t:${n}`);
 export const sire = (n: string) => makeId('sire', `t:${n}`);
 export const course = (n: string) => makeId('course', `t:${n}`);
+export const owner = (n: string) => makeId('owner', `t:${n}`);
+export const dam = (n: string) => makeId('dam', `t:${n}`);
 
 export const at = (iso: string): number => Date.parse(iso);
 
@@ -20,6 +22,14 @@ export interface RunnerSpec {
   w?: number;
   or?: number;
   nr?: boolean;
+  /** catalogue inputs (unknown when absent): owner, dam and dam sire names, sex, headgear, claim, age */
+  o?: string;
+  d?: string;
+  ds?: string;
+  sex?: string;
+  hg?: string;
+  claim?: number;
+  age?: number;
 }
 
 export interface CardSpec {
@@ -33,6 +43,8 @@ export interface CardSpec {
   dist?: number;
   going?: string;
   cls?: number;
+  hcap?: boolean;
+  pattern?: string;
   runners: RunnerSpec[];
 }
 
@@ -53,10 +65,12 @@ export function card(s: CardSpec): RaceCard {
     distanceYards: s.dist ?? 2200,
     going: s.going ?? 'Good',
     raceClass: s.cls ?? 4,
+    isHandicap: s.hcap ?? false,
+    pattern: s.pattern ?? '',
     runners: s.runners.map((r, i) => ({
       horseId: horse(r.h),
       horseName: r.h,
-      age: 4,
+      age: r.age ?? 4,
       sireId: r.s === null ? null : sire(r.s ?? `S-${r.h}`),
       sireName: r.s === null ? null : (r.s ?? `S-${r.h}`),
       jockeyId: jockey(r.j ?? `J-${r.h}`),
@@ -68,6 +82,15 @@ export function card(s: CardSpec): RaceCard {
       weightLbs: r.w ?? 140,
       officialRating: r.or ?? 0,
       nonRunner: r.nr ?? false,
+      sex: r.sex ?? '',
+      headgear: r.hg ?? '',
+      jockeyClaimLbs: r.claim ?? 0,
+      ownerId: r.o ? owner(r.o) : '',
+      ownerName: r.o ?? '',
+      damId: r.d ? dam(r.d) : '',
+      damName: r.d ?? '',
+      damSireId: r.ds ? sire(r.ds) : '',
+      damSireName: r.ds ?? '',
     })),
   };
 }
