@@ -388,6 +388,11 @@ export interface AnalyticsRow {
   trainer14DayWinRateRankInRace: number;
 }
 
+export interface StartPosition {
+  distanceYards: number;
+  description: string;
+}
+
 export interface SurfacePeriod {
   /** YYYY-MM-DD, first day in force */
   from: string;
@@ -396,26 +401,89 @@ export interface SurfacePeriod {
   description: string;
 }
 
-export interface CourseTopology {
-  totalClimbM: number;
-  undulationIndex: number;
-  elevationRangeM: number;
-  circuitLengthM: null | number;
+export interface CourseTurn {
+  startM: number;
+  endM: number;
+  /** signed, left positive */
+  headingChangeDeg: number;
+  minRadiusM: number;
+  /** 1 gentle (>= 200 m), 2 moderate (100-200 m), 3 sharp (< 100 m) */
+  severity: number;
 }
 
-/** A racecourse (one track variant): identity, layout facts, dated surface history and measured topology when known. */
+export interface ProfilePoint {
+  distanceM: number;
+  heightM: number;
+}
+
+export interface OsmWay {
+  id: number;
+  version: null | number;
+}
+
+export interface TopologyProvenance {
+  /** openstreetmap | file | generated */
+  geometrySource: string;
+  osmWays: Array<OsmWay>;
+  /** dem | generated */
+  elevationSource: string;
+  demProducts: Array<string>;
+  demTiles: Array<string>;
+  /** YYYY-MM-DD */
+  measuredOn: string;
+  method: string;
+}
+
+/** Measured topology (docs/topology.md): metres, 10 m resampling, 5-sample smoothing, turns under 400 m radius, a profile every 50 m */
+export interface CourseTopology {
+  /** sum of rises of the smoothed heights over one circuit, 1 dp */
+  totalClimbM: number;
+  /** (climb + descent) / length in km, 2 dp */
+  undulationIndex: number;
+  /** max - min of the smoothed heights, 1 dp */
+  elevationRangeM: number;
+  /** length of one circuit (or of the line when open), 1 dp */
+  circuitLengthM: null | number;
+  totalDescentM: null | number;
+  /** a closed circuit (else an open line, e.g. a straight course) */
+  closed: boolean;
+  /** the oriented running line as [lon, lat] (WGS84), from the start */
+  centreline: Array<Array<number>>;
+  turns: Array<CourseTurn>;
+  /** smoothed height every 50 m from the start */
+  profile: Array<ProfilePoint>;
+  provenance: null | TopologyProvenance;
+  /** attribution texts of exactly the sources this block used */
+  attribution: Array<string>;
+}
+
+/** A racecourse (one track variant), one version of it: identity, layout facts, dated surface history and measured topology when known. Each version is an event with publishedAt; a row uses the version in force at its off (the latest published before it). */
 export interface Course {
   courseId: string;
+  /** when this version became known (UTC epoch ms); 0 for a version written before versions carried it */
+  publishedAt: number;
   name: string;
   country: string;
   /** GB, IRE or INT */
   region: string;
   /** e.g. AW, July, Rowley; null for the main track */
   trackVariant: null | string;
+  /** other variants at the same venue (e.g. the AW track of a turf course), sorted */
+  siblingCourseIds: Array<string>;
+  /** the racecourse group that runs the course; "" unknown */
+  operator: string;
   /** turf | aw | mixed */
   surfaceKind: string;
   /** left | right | figure-of-eight | straight | unknown */
   direction: string;
+  /** oval | triangle | horseshoe | pear | undulating-circuit | figure-of-eight | straight; "" unknown */
+  shape: string;
+  /** length of one circuit in yards; null unknown or straight only */
+  circuitLengthYards: null | number;
+  /** length of the run-in (home straight) in yards; null unknown */
+  straightLengthYards: null | number;
+  /** where the standard distances start, where known */
+  startPositions: Array<StartPosition>;
   disciplines: Array<string>;
   surfaceHistory: Array<SurfacePeriod>;
   topology: null | CourseTopology;
@@ -467,6 +535,24 @@ export interface RaceCardRunner {
   officialRating: number;
   /** withdrawn before the off */
   nonRunner: boolean;
+  /** c colt, f filly, g gelding, m mare, h horse (entire, 4yo+), r rig; "" unknown. Added in v2 */
+  sex: string;
+  /** canonical headgear: the distinct codes in the order b blinkers, v visor, h hood, p cheekpieces, t tongue strap, e eye shield (e.g. "bt"); "" none. No first-time marker: first time is derived from history. Added in v2 */
+  headgear: string;
+  /** the rider's allowance in lbs (apprentice, conditional, amateur), already taken off weightLbs; 0 none. Added in v2 */
+  jockeyClaimLbs: number;
+  /** own_ + opaque token; "" unknown. Added in v2 */
+  ownerId: string;
+  /** "" unknown. Added in v2 */
+  ownerName: string;
+  /** dam_ + opaque token; "" unknown. Added in v2 */
+  damId: string;
+  /** "" unknown. Added in v2 */
+  damName: string;
+  /** the dam's sire: sir_ + opaque token, the same id space as sireId (a dam sire is a sire); "" unknown. Added in v2 */
+  damSireId: string;
+  /** "" unknown. Added in v2 */
+  damSireName: string;
 }
 
 /** One version of a race card: a full snapshot of the race and its declared runners. A later version (higher publishedAt, then higher version) supersedes earlier ones. */
@@ -496,6 +582,10 @@ export interface RaceCard {
   going: string;
   /** 1..7, 0 unknown */
   raceClass: number;
+  /** true for a handicap (weights set by official ratings). Importer: the race name contains "handicap", any case. Added in v2: false when written by v1 */
+  isHandicap: boolean;
+  /** black-type status: none (not black type), listed, group3, group2, group1 (Grade 1-3 map to group1-3; other gradings such as Grade A/B are none); "" unknown. Added in v2 */
+  pattern: string;
   runners: Array<RaceCardRunner>;
 }
 
