@@ -60,6 +60,9 @@ export function gridFromValues(spec: GridSpec, values: Float32Array | Float64Arr
   return { ...spec, crs: crs.def, crsName: crs.name, nodata: spec.nodata ?? null, values };
 }
 
+/** Fractions of a cell this close to a cell line count as on it. */
+const SNAP = 1e-7;
+
 export type SampleResult =
   | { readonly ok: true; readonly height: number; readonly grids: readonly number[] }
   | { readonly ok: false; readonly why: 'outside' | 'nodata'; readonly tile?: string };
@@ -89,10 +92,17 @@ export class DemSampler {
       const fc = (x - g.x0) / g.dx;
       const fr = (g.y0 - y) / g.dy;
       if (!(fc >= -0.5 && fc <= g.ncols - 0.5 && fr >= -0.5 && fr <= g.nrows - 0.5)) continue;
-      const c0 = Math.floor(fc);
-      const r0 = Math.floor(fr);
-      const tx = fc - c0;
-      const ty = fr - r0;
+      // A point on a cell line (to float noise: the projection round trip moves points by ~1e-9 of
+      // a cell) needs only the cells on that line, not the next row or column (which may be void or
+      // beyond the grid).
+      let c0 = Math.floor(fc);
+      let r0 = Math.floor(fr);
+      let tx = fc - c0;
+      let ty = fr - r0;
+      if (tx < SNAP) tx = 0;
+      else if (tx > 1 - SNAP) [c0, tx] = [c0 + 1, 0];
+      if (ty < SNAP) ty = 0;
+      else if (ty > 1 - SNAP) [r0, ty] = [r0 + 1, 0];
       const corners: [number, number, number][] = [
         [c0, r0, (1 - tx) * (1 - ty)],
         [c0 + 1, r0, tx * (1 - ty)],
@@ -104,7 +114,7 @@ export class DemSampler {
       let nodata = false;
       const used = new Set<number>();
       for (const [c, r, w] of corners) {
-        if (w === 0) continue; // on a cell line the far neighbours are not needed (and may not exist)
+        if (w === 0) continue;
         const v = this.cell(i, c, r);
         if (v === undefined) {
           missing = true;

@@ -18,7 +18,7 @@ export type { CourseShape } from './shapes.js';
 export const YARD_M = 0.9144;
 /** Where generated courses are placed: not a racecourse, not land. */
 export const GENERATED_ORIGIN = [0, 0] as const;
-const GRID_CELL_M = 10;
+const GRID_CELL_M = 20;
 const GRID_MARGIN_M = 200;
 
 export type GeneratedCourseInput = Pick<CourseInfo, 'code' | 'direction'> & {
@@ -147,11 +147,11 @@ function p(x: number, y: number, r: number): Pulley {
 
 /** Relief scale in metres: most courses gentle, a few stiff; undulating circuits more, straights less. */
 function reliefOf(shape: CourseShape, u: number): number {
-  const base = 2 + 10 * u * u;
+  const base = 3 + 13 * u * u;
   return shape === 'undulating' ? base * 1.8 : shape === 'straight' ? base * 0.7 : base;
 }
 
-/** A slope plus three broad hills or hollows, sampled on a 10 m grid around the course. */
+/** A slope plus three broad hills or hollows (widths of 130 m and more), sampled on a 20 m grid. */
 function hillField(
   outline: readonly XY[],
   crs: string,

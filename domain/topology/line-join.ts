@@ -90,12 +90,14 @@ export function joinPieces(pieces: readonly LinePiece[], source: 'openstreetmap'
     );
     let current = startPiece ?? first;
     let forward = startPiece === undefined ? true : touching(ends[2 * current]!).length === 0;
-    const coords: LonLat[] = [];
-    const parts: LinePiece[] = [];
+    let coords: LonLat[] = [];
+    let parts: LinePiece[] = [];
+    let firstForward = true;
     while (true) {
       used.add(current);
       const piece = usable[current]!;
       parts.push(piece);
+      if (current === first) firstForward = forward;
       const pts = forward ? piece.coordinates : [...piece.coordinates].reverse();
       coords.push(...(coords.length === 0 ? pts : pts.slice(1)));
       const tail = ends[2 * current + (forward ? 1 : 0)]!;
@@ -103,6 +105,11 @@ export function joinPieces(pieces: readonly LinePiece[], source: 'openstreetmap'
       if (!next) break;
       current = next.piece;
       forward = next.atStart;
+    }
+    // The joined line keeps the drawing direction of its first piece in the file.
+    if (!firstForward) {
+      coords = coords.reverse();
+      parts = parts.reverse();
     }
     lines.push(toLine(coords, parts, source));
   }

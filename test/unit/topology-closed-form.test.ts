@@ -5,7 +5,7 @@
  * to 1e-8 within a few km of its centre.
  */
 import { describe, expect, it } from 'vitest';
-import { measureTopology, measureTopologyDetailed, TopologyError, type XY } from '../../domain/topology/index.js';
+import { measureTopology, measureTopologyDetailed, type XY } from '../../domain/topology/index.js';
 import { chordOval, ngon, planeGrid, planeLine, round1, round2, smoothingGain } from '../fixtures/topology/helpers.js';
 
 const ON = { measuredOn: '2024-05-01' };
@@ -269,6 +269,6 @@ describe('turns', () => {
     const post = planeLine([[0, radius + 80]], false).coordinates[0]!;
     expect(() =>
       measureTopology(planeLine(points, true), [flat], { ...ON, direction: 'left', winningPost: post }),
-    ).toThrow(expect.objectContaining({ reason: 'winning_post_off_line' }) as TopologyError);
+    ).toThrow(expect.objectContaining({ reason: 'winning_post_off_line' }));
   });
 });

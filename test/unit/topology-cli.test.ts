@@ -1,0 +1,83 @@
+/**
+ * `racing topology build` as a function: files in (any format, zips included), one measured block per
+ * course line out. Reads the real OS Terrain 50 tiles from ../shared/data/dem.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { unzipSync } from 'fflate';
+import { afterAll, describe, expect, it } from 'vitest';
+import { topologyBuild } from '../../cli/commands/topology.js';
+import { courseIdOf } from '../../domain/courses.js';
+import { fixturePath, fixtureText, HAVE_TILES, tilePath } from '../fixtures/topology/helpers.js';
+
+describe.skipIf(!HAVE_TILES)('topologyBuild', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'topology-cli-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('measures the hand-made Epsom line from a zip tile', async () => {
+    const results = await topologyBuild({
+      geometry: fixturePath('epsom-hand-made-line.geojson'),
+      dem: [tilePath('tq25'), tilePath('st76')],
+      measuredOn: '2024-05-01',
+    });
+    expect(results).toHaveLength(1);
+    const [r] = results;
+    expect(r!.courseId).toBeNull();
+    expect(r!.block.provenance.elevation.tiles).toEqual(['TQ25']);
+    expect(r!.block.provenance.measuredOn).toBe('2024-05-01');
+    expect(r!.centreline).toHaveLength(3);
+    expect(r!.block.direction).toBeNull();
+    expect(r!.block.orientedBy).toBe('as-drawn');
+  });
+
+  it('reads an unzipped .asc with the .prj beside it, and takes the direction from --course', async () => {
+    const entries = unzipSync(readFileSync(tilePath('tq25')));
+    writeFileSync(join(dir, 'TQ25.asc'), entries['TQ25.asc']!);
+    writeFileSync(join(dir, 'TQ25.prj'), entries['TQ25.prj']!);
+    const [r] = await topologyBuild({
+      geometry: fixturePath('test-oval-two-ways.osm'),
+      dem: [join(dir, 'TQ25.asc')],
+      course: 'epsom',
+      measuredOn: '2024-05-01',
+    });
+    expect(r!.courseId).toBe(courseIdOf('epsom'));
+    expect(r!.courseCode).toBe('epsom');
+    expect(r!.block.direction).toBe('left');
+    expect(r!.block.turns.every((t) => t.hand === 'left')).toBe(true);
+    // Identified as OS Terrain 50 from grid, spacing and tile name, so its attribution is kept.
+    expect(r!.block.provenance.elevation.products).toEqual(['OS Terrain 50']);
+    expect(r!.block.attribution).toEqual([
+      '© OpenStreetMap contributors',
+      'Contains OS data © Crown copyright and database right 2013',
+    ]);
+  });
+
+  it('starts a circuit at the winning post and fails clearly on missing inputs', async () => {
+    // The post on node 5002, the middle of the southern straight.
+    const m = /<node id="5002" version="1" lat="([\d.-]+)" lon="([\d.-]+)"/.exec(
+      fixtureText('test-oval-two-ways.osm'),
+    )!;
+    const post: [number, number] = [Number(m[2]), Number(m[1])];
+    const [r] = await topologyBuild({
+      geometry: fixturePath('test-oval-two-ways.osm'),
+      dem: [tilePath('tq25')],
+      direction: 'left',
+      winningPost: post,
+      measuredOn: '2024-05-01',
+    });
+    expect(r!.block.start[0]).toBeCloseTo(post[0], 7);
+    expect(r!.block.start[1]).toBeCloseTo(post[1], 7);
+    expect(r!.block.orientedBy).toBe('signed-area');
+    await expect(topologyBuild({ geometry: fixturePath('test-oval-two-ways.osm'), dem: [] })).rejects.toMatchObject({
+      reason: 'option_invalid',
+    });
+    await expect(
+      topologyBuild({
+        geometry: fixturePath('epsom-hand-made-line.geojson'),
+        dem: [tilePath('st76')],
+        measuredOn: '2024-05-01',
+      }),
+    ).rejects.toMatchObject({ reason: 'dem_no_coverage' });
+  });
+});
