@@ -176,8 +176,7 @@ export function writeHorseRatings(
   out.careerBestFigure = s.careerBestFigure > Number.NEGATIVE_INFINITY ? round1(s.careerBestFigure) : null;
   out.lastOfficialRating = last && last.officialRating > 0 ? last.officialRating : null;
   out.careerMaxOfficialRating = s.careerMaxRating > 0 ? s.careerMaxRating : null;
-  out.officialRatingVsCareerMax =
-    todayRated && s.careerMaxRating > 0 ? today.officialRating - s.careerMaxRating : null;
+  out.officialRatingVsCareerMax = todayRated && s.careerMaxRating > 0 ? today.officialRating - s.careerMaxRating : null;
   out.lastWinOfficialRating = s.lastWinIndex >= 0 && s.lastWinRating > 0 ? s.lastWinRating : null;
   out.vprMinusOfficialRating =
     todayRated && confirmed.vprConfidence > 0 ? round1(confirmed.vpr - today.officialRating) : null;

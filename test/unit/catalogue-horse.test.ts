@@ -93,118 +93,39 @@ function today(f: Partial<TodayContext> = {}): TodayContext {
 /**
  * Horse M: seven visible runs (newest first, i = index in the history) and two invisible ones.
  *
- *  i  d    pos/ran  fig   BL    SP    fav  course dist  going surf disc   cls hcap hg  jky   trn   own   OR
- *  0  20   PU/9     -     -     6.0   yes  B      2640  3     turf hurdle 3   yes  p   jky_2 trn_1 own_1 80
- *  1  45   1=/8 DH2 82.0  0     4.0   no   A      1760  2     turf flat   4   yes  p   jky_1 trn_1 own_1 78
- *  2  100  3/12     75.3  2.25  none  no   A      1800  0     turf flat   0   no   -   jky_1 trn_2 ''    72
- *  3  200  1/5      70.0  0     3.0   yes  C      1600  5     aw   flat   5   no   b   jky_3 trn_2 own_2 0
- *  4  400  11/14    55.5  20.5  21.0  no   A      1760  2     turf flat   4   no   b   jky_1 trn_2 own_2 65
- *  5  500  F/7      -     -     10.0  no   A      2300  1     turf flat   2   no   -   jky_4 trn_2 own_2 68
- *  6  600  2/6      60.0  1.5   5.5   yes  A      1760  2     turf flat   4   no   -   jky_1 trn_2 own_2 0
+ *  (table below; i = index in the history, newest first; R6 is a 2-way dead heat for first)
  *
  * Invisible: X1 off 3 days ago but its result published exactly at today's off (a win that would
  * change nearly every field); X2 off 2 days after today.
  */
 function horseM(): HorseRun[] {
-  const r7 = run('R7', 20, {
-    position: 0,
-    ran: 9,
-    figure: null,
-    beatenLengths: null,
-    startingPrice: 6,
-    favourite: true,
-    courseId: 'crs_B',
-    distanceYards: 2640,
-    goingGroup: 3,
-    discipline: 'hurdle',
-    raceClass: 3,
-    isHandicap: true,
-    headgear: 'p',
-    jockeyId: 'jky_2',
-    officialRating: 80,
-  });
-  const r6 = run('R6', 45, {
-    position: 1,
-    deadHeat: 2,
-    ran: 8,
-    figure: 82,
-    beatenLengths: 0,
-    startingPrice: 4,
-    isHandicap: true,
-    headgear: 'p',
-    officialRating: 78,
-  });
-  const r5 = run('R5', 100, {
-    position: 3,
-    ran: 12,
-    figure: 75.3,
-    beatenLengths: 2.25,
-    startingPrice: null,
-    distanceYards: 1800,
-    goingGroup: 0,
-    raceClass: 0,
-    trainerId: 'trn_2',
-    ownerId: '',
-    officialRating: 72,
-  });
-  const r4 = run('R4', 200, {
-    position: 1,
-    ran: 5,
-    figure: 70,
-    beatenLengths: 0,
-    startingPrice: 3,
-    favourite: true,
-    courseId: 'crs_C',
-    distanceYards: 1600,
-    goingGroup: 5,
-    surface: 'aw',
-    raceClass: 5,
-    headgear: 'b',
-    jockeyId: 'jky_3',
-    trainerId: 'trn_2',
-    ownerId: 'own_2',
-    officialRating: 0,
-  });
-  const r3 = run('R3', 400, {
-    position: 11,
-    ran: 14,
-    figure: 55.5,
-    beatenLengths: 20.5,
-    startingPrice: 21,
-    headgear: 'b',
-    trainerId: 'trn_2',
-    ownerId: 'own_2',
-    officialRating: 65,
-  });
-  const r2 = run('R2', 500, {
-    position: 0,
-    ran: 7,
-    figure: null,
-    beatenLengths: null,
-    startingPrice: 10,
-    distanceYards: 2300,
-    goingGroup: 1,
-    raceClass: 2,
-    jockeyId: 'jky_4',
-    trainerId: 'trn_2',
-    ownerId: 'own_2',
-    officialRating: 68,
-  });
-  const r1 = run('R1', 600, {
-    position: 2,
-    ran: 6,
-    figure: 60,
-    beatenLengths: 1.5,
-    startingPrice: 5.5,
-    favourite: true,
-    trainerId: 'trn_2',
-    ownerId: 'own_2',
-    officialRating: 0,
+  type Row = [string, number, number, number, number | null, number | null, number | null, boolean, string, number];
+  type Row2 = [number, string, string, number, boolean, string, string, string, string, number];
+  // prettier-ignore
+  const rows: [Row, Row2][] = [
+    // id    d    pos ran  fig   BL    SP    fav    course   dist    going surf    disc     cls hcap   hg   jky      trn      own      OR
+    [['R7', 20,  0,  9,  null, null, 6,    true,  'crs_B', 2640], [3, 'turf', 'hurdle', 3, true,  'p', 'jky_2', 'trn_1', 'own_1', 80]],
+    [['R6', 45,  1,  8,  82,   0,    4,    false, 'crs_A', 1760], [2, 'turf', 'flat',   4, true,  'p', 'jky_1', 'trn_1', 'own_1', 78]],
+    [['R5', 100, 3,  12, 75.3, 2.25, null, false, 'crs_A', 1800], [0, 'turf', 'flat',   0, false, '',  'jky_1', 'trn_2', '',      72]],
+    [['R4', 200, 1,  5,  70,   0,    3,    true,  'crs_C', 1600], [5, 'aw',   'flat',   5, false, 'b', 'jky_3', 'trn_2', 'own_2', 0]],
+    [['R3', 400, 11, 14, 55.5, 20.5, 21,   false, 'crs_A', 1760], [2, 'turf', 'flat',   4, false, 'b', 'jky_1', 'trn_2', 'own_2', 65]],
+    [['R2', 500, 0,  7,  null, null, 10,   false, 'crs_A', 2300], [1, 'turf', 'flat',   2, false, '',  'jky_4', 'trn_2', 'own_2', 68]],
+    [['R1', 600, 2,  6,  60,   1.5,  5.5,  true,  'crs_A', 1760], [2, 'turf', 'flat',   4, false, '',  'jky_1', 'trn_2', 'own_2', 0]],
+  ];
+  // prettier-ignore
+  const visible = rows.map(([[id, d, position, ran, figure, beatenLengths, startingPrice, favourite, courseId, distanceYards], rest]) => {
+    const [goingGroup, surface, discipline, raceClass, isHandicap, headgear, jockeyId, trainerId, ownerId, officialRating] = rest;
+    return run(id, d, {
+      position, deadHeat: id === 'R6' ? 2 : 1, ran, figure, beatenLengths, startingPrice, favourite, courseId,
+      distanceYards, goingGroup, surface, discipline, raceClass, isHandicap, headgear, jockeyId, trainerId, ownerId,
+      officialRating,
+    });
   });
   const x1 = { ...run('X1', 3, { position: 1, figure: 99, startingPrice: 2, headgear: 'p' }), visibleAt: T0 };
   const x2Off = T0 + 2 * DAY;
   const x2 = { ...run('X2', 0, { position: 1, figure: 99 }), off: x2Off, visibleAt: x2Off + 600_000 };
-  return sorted(r4, x2, r1, r7, r3, x1, r6, r2, r5);
+  // shuffled on purpose: sorted() restores the engine's order
+  return sorted(x2, visible[3]!, x1, visible[6]!, visible[0]!, visible[4]!, visible[1]!, visible[5]!, visible[2]!);
 }
 
 /** vpr and vprConfidence of horse M (checked against horseFeatures below). */
@@ -323,30 +244,24 @@ describe('horse M (non-finishers, a dead heat, a run without SP, unknown going/c
   });
 
   it('G: the horse under today conditions', () => {
+    // prettier-ignore
     expect(horseConditionFeatures(runs, t)).toEqual({
-      horseCourseRuns: 5, // crs_A: i1, i2, i4, i5, i6
-      horseCourseWins: 1, // i1
-      horseCourseFormScore: 0.4, // 3+1+0+0+2 = 6; 6 / 5 / 3
-      horseDistanceRuns: 5, // mile: i1 1760, i2 1800, i3 1600, i4 1760, i6 1760
-      horseDistanceWins: 2, // i1, i3
-      horseDistanceFormScore: 0.6, // 3+1+3+0+2 = 9; 9 / 5 / 3
-      horseGoingRuns: 3, // group 2: i1, i4, i6
-      horseGoingWins: 1,
-      horseGoingFormScore: 0.5556, // 3+0+2 = 5; 5 / 3 / 3
-      horseSurfaceRuns: 6, // turf: all but i3
-      horseSurfaceWins: 1, // i1
-      horseSurfaceFormScore: 0.3333, // 0+3+1+0+0+2 = 6; 6 / 6 / 3
-      horseDisciplineRuns: 6, // flat: all but i0
-      horseDisciplineWins: 2,
-      horseDisciplineFormScore: 0.5, // 3+1+3+0+0+2 = 9; 9 / 6 / 3
-      horseClassRuns: 5, // class known and <= 4: i0 (3), i1 (4), i4 (4), i5 (2), i6 (4); not i2 (0), i3 (5)
-      horseClassWins: 1, // i1
-      horseClassFormScore: 0.3333, // 0+3+0+0+2 = 5; 5 / 5 / 3
-      horseCourseDistanceRuns: 4, // crs_A and mile: i1, i2, i4, i6
-      horseCourseDistanceWins: 1,
-      horseCourseDistanceFormScore: 0.5, // 3+1+0+2 = 6; 6 / 4 / 3
-      horseJockeyRuns: 4, // jky_1: i1, i2, i4, i6
-      horseJockeyWins: 1,
+      // crs_A: i1, i2, i4, i5, i6; wins i1; points 3+1+0+0+2 = 6 -> 6 / 5 / 3
+      horseCourseRuns: 5, horseCourseWins: 1, horseCourseFormScore: 0.4,
+      // mile: i1 1760, i2 1800, i3 1600, i4 1760, i6 1760; wins i1, i3; 3+1+3+0+2 = 9 -> 9 / 5 / 3
+      horseDistanceRuns: 5, horseDistanceWins: 2, horseDistanceFormScore: 0.6,
+      // group 2: i1, i4, i6; 3+0+2 = 5 -> 5 / 3 / 3 = 0.5556
+      horseGoingRuns: 3, horseGoingWins: 1, horseGoingFormScore: 0.5556,
+      // turf: all but i3; 0+3+1+0+0+2 = 6 -> 6 / 6 / 3
+      horseSurfaceRuns: 6, horseSurfaceWins: 1, horseSurfaceFormScore: 0.3333,
+      // flat: all but i0; 3+1+3+0+0+2 = 9 -> 9 / 6 / 3
+      horseDisciplineRuns: 6, horseDisciplineWins: 2, horseDisciplineFormScore: 0.5,
+      // class known and <= 4: i0 (3), i1 (4), i4 (4), i5 (2), i6 (4), not i2 (0), i3 (5); 0+3+0+0+2 = 5 -> 5 / 5 / 3
+      horseClassRuns: 5, horseClassWins: 1, horseClassFormScore: 0.3333,
+      // crs_A and mile: i1, i2, i4, i6; 3+1+0+2 = 6 -> 6 / 4 / 3
+      horseCourseDistanceRuns: 4, horseCourseDistanceWins: 1, horseCourseDistanceFormScore: 0.5,
+      // jky_1: i1, i2, i4, i6
+      horseJockeyRuns: 4, horseJockeyWins: 1,
     });
   });
 
@@ -405,30 +320,17 @@ describe('horse M (non-finishers, a dead heat, a run without SP, unknown going/c
       headgearRemoved: true,
       runsInTodaysHeadgear: 3, // none: i2, i5, i6
     });
+    // prettier-ignore
     expect(horseConditionFeatures(runs, t2)).toEqual({
-      horseCourseRuns: 0,
-      horseCourseWins: 0,
-      horseCourseFormScore: 0,
-      horseDistanceRuns: 0,
-      horseDistanceWins: 0,
-      horseDistanceFormScore: 0,
-      horseGoingRuns: 0, // today's going unknown: nothing in scope (not the i2 run with unknown going)
-      horseGoingWins: 0,
-      horseGoingFormScore: 0,
-      horseSurfaceRuns: 1, // aw: i3
-      horseSurfaceWins: 1,
-      horseSurfaceFormScore: 1, // 3 / 1 / 3
-      horseDisciplineRuns: 0,
-      horseDisciplineWins: 0,
-      horseDisciplineFormScore: 0,
-      horseClassRuns: 0, // today's class unknown
-      horseClassWins: 0,
-      horseClassFormScore: 0,
-      horseCourseDistanceRuns: 0,
-      horseCourseDistanceWins: 0,
-      horseCourseDistanceFormScore: 0,
-      horseJockeyRuns: 1, // jky_2: i0
-      horseJockeyWins: 0,
+      horseCourseRuns: 0, horseCourseWins: 0, horseCourseFormScore: 0,
+      horseDistanceRuns: 0, horseDistanceWins: 0, horseDistanceFormScore: 0,
+      // today's going unknown: nothing in scope (not even i2, whose going is unknown too)
+      horseGoingRuns: 0, horseGoingWins: 0, horseGoingFormScore: 0,
+      horseSurfaceRuns: 1, horseSurfaceWins: 1, horseSurfaceFormScore: 1, // aw: i3 won, 3 / 1 / 3
+      horseDisciplineRuns: 0, horseDisciplineWins: 0, horseDisciplineFormScore: 0,
+      horseClassRuns: 0, horseClassWins: 0, horseClassFormScore: 0, // today's class unknown
+      horseCourseDistanceRuns: 0, horseCourseDistanceWins: 0, horseCourseDistanceFormScore: 0,
+      horseJockeyRuns: 1, horseJockeyWins: 0, // jky_2: i0
     });
     // unrated today: both rating comparisons unknown
     expect(all.officialRatingVsCareerMax).toBeNull();
@@ -443,6 +345,13 @@ describe('horse M (non-finishers, a dead heat, a run without SP, unknown going/c
       headgearRemoved: false,
       runsInTodaysHeadgear: 0,
     });
+  });
+
+  it('first time over hurdles or fences only when the horse has not run in that discipline', () => {
+    expect(horseChangeFeatures(runs, today({ discipline: 'hurdle' })).firstTimeHurdle).toBe(false); // i0
+    const chaser = [run('a', 30, { discipline: 'chase' })];
+    expect(horseChangeFeatures(chaser, today({ discipline: 'chase' })).firstTimeChase).toBe(false);
+    expect(horseChangeFeatures(chaser, today({ discipline: 'hurdle' })).firstTimeHurdle).toBe(true);
   });
 
   it('horseCatalogue fills the six families from one pass into one object, or into the given one', () => {
@@ -480,68 +389,35 @@ describe('debut: no visible run (the only run was published at the off)', () => 
   const all = horseCatalogue(runs, t, { vpr: 0, vprConfidence: 0 });
 
   it('C, D, N: zero counts and rates, nulls, 730 days since a win', () => {
+    // prettier-ignore
     expect(horseFormFeatures(runs, t)).toEqual({
-      careerWinRate: 0,
-      careerPlaces: 0,
-      careerPlaceRate: 0,
-      careerFormScore: 0,
-      formScoreLast3: 0,
-      formScoreLast6: 0,
-      lastPosition: null,
-      lastBeatenLengths: null,
-      meanBeatenLengthsLast3: null,
-      lastPrb: null,
-      meanPrbLast3: null,
-      careerPrb: null,
-      runsLast90Days: 0,
-      runsLast365Days: 0,
-      winsLast365Days: 0,
-      daysSinceLastWin: 730,
-      runsSinceLastWin: 0,
-      isDebut: true,
-      isReappearance: false,
-      nonCompletionsLast5: 0,
-      lastRunWon: false,
-      winStreak: 0,
+      careerWinRate: 0, careerPlaces: 0, careerPlaceRate: 0, careerFormScore: 0, formScoreLast3: 0, formScoreLast6: 0,
+      lastPosition: null, lastBeatenLengths: null, meanBeatenLengthsLast3: null,
+      lastPrb: null, meanPrbLast3: null, careerPrb: null,
+      runsLast90Days: 0, runsLast365Days: 0, winsLast365Days: 0, daysSinceLastWin: 730, runsSinceLastWin: 0,
+      isDebut: true, isReappearance: false, nonCompletionsLast5: 0, lastRunWon: false, winStreak: 0,
     });
+    // prettier-ignore
     expect(horseRatingFeatures(runs, t, { vpr: 0, vprConfidence: 0 })).toEqual({
-      lastFigure: null,
-      bestFigureLast3: null,
-      meanFigureLast3: null,
-      careerBestFigure: null,
-      lastOfficialRating: null,
-      careerMaxOfficialRating: null,
-      officialRatingVsCareerMax: null,
-      lastWinOfficialRating: null,
+      lastFigure: null, bestFigureLast3: null, meanFigureLast3: null, careerBestFigure: null,
+      lastOfficialRating: null, careerMaxOfficialRating: null, officialRatingVsCareerMax: null, lastWinOfficialRating: null,
       vprMinusOfficialRating: null, // rated today (75) but vprConfidence 0
     });
+    // prettier-ignore
     expect(horseMarketFeatures(runs, t)).toEqual({
-      lastStartingPrice: null,
-      lastRunFavourite: false,
-      beatenFavouriteLast: false,
-      meanImpliedProbabilityLast3: null,
-      careerFavouriteRuns: 0,
-      horseAe: 0,
+      lastStartingPrice: null, lastRunFavourite: false, beatenFavouriteLast: false, meanImpliedProbabilityLast3: null,
+      careerFavouriteRuns: 0, horseAe: 0,
     });
   });
 
   it('E, F: comparisons false or null, first-time and untried true when today has the property', () => {
+    // prettier-ignore
     expect(horseChangeFeatures(runs, t)).toEqual({
-      surfaceSwitch: false,
-      disciplineSwitch: false,
-      firstTimeChase: true,
-      firstTimeHurdle: false,
-      firstTimeAw: true,
-      handicapDebut: true,
-      goingGroupChanged: false,
-      fieldSizeDifference: null,
-      untriedDistanceBucket: true,
-      untriedGoingGroup: true,
-      untriedSurface: true,
-      trainerChanged: false,
-      runsForTrainer: 0,
-      jockeyChanged: false,
-      ownerChanged: false,
+      surfaceSwitch: false, disciplineSwitch: false, goingGroupChanged: false, fieldSizeDifference: null,
+      trainerChanged: false, jockeyChanged: false, ownerChanged: false, runsForTrainer: 0,
+      // today: a handicap chase on AW, going group 3
+      firstTimeChase: true, firstTimeHurdle: false, firstTimeAw: true, handicapDebut: true,
+      untriedDistanceBucket: true, untriedGoingGroup: true, untriedSurface: true,
     });
     expect(horseEquipmentFeatures(runs, t)).toEqual({
       firstTimeHeadgear: true,
@@ -617,6 +493,8 @@ describe('horse W: a win streak with a dead heat, then a break', () => {
     expect(levelStake(1, 2, 9)).toBe(3.5); // 9 / 2 - 1
     expect(levelStake(1, 1, 2.375)).toBe(1.375);
     expect(levelStake(4, 1, 5)).toBe(-1);
+    expect(levelStake(2, 1, 5)).toBe(-1); // placed is still a loss
+    expect(levelStake(0, 1, 5)).toBe(-1);
     expect(levelStake(1, 1, null)).toBeNull();
     expect(levelStakes(runs)).toBe(4.88); // 1.375 + 3.5 = 4.875 -> 4.88 (W1 has no SP)
   });
@@ -669,6 +547,8 @@ describe('edges', () => {
     expect(prb(3, 12)).toBeCloseTo(9 / 11, 12);
     const f = horseFormFeatures([run('a', 30, { position: 1, ran: 1 })], today());
     expect([f.lastPrb, f.careerPrb]).toEqual([1, 1]);
+    // "last 3 (or fewer)": one run is a mean over one run
+    expect([f.meanPrbLast3, f.formScoreLast3, f.formScoreLast6]).toEqual([1, 1, 1]);
   });
 
   it('A/E counts wins only among runs with an SP', () => {
@@ -696,6 +576,8 @@ describe('edges', () => {
     const known = [run('a', 10, { trainerId: 'trn_2', ownerId: 'own_2', goingGroup: 1 })];
     const k = horseChangeFeatures(known, today({ goingGroup: 3, trainerId: '' }));
     expect([k.trainerChanged, k.ownerChanged, k.goingGroupChanged, k.runsForTrainer]).toEqual([false, true, true, 0]);
+    // unknown today and unknown on the run are not "the same trainer"
+    expect(horseChangeFeatures(unknown, today({ trainerId: '' })).runsForTrainer).toBe(0);
   });
 
   it('headgear compares canonical text: hp last time, h today', () => {
@@ -706,6 +588,13 @@ describe('edges', () => {
       headgearRemoved: false,
       runsInTodaysHeadgear: 0,
     });
+    const bare = horseEquipmentFeatures([run('a', 10)], today({ headgear: '' }));
+    expect(bare).toEqual({
+      firstTimeHeadgear: false,
+      headgearChanged: false,
+      headgearRemoved: false,
+      runsInTodaysHeadgear: 1,
+    });
     const first = horseEquipmentFeatures([run('a', 10), run('b', 5)], today({ headgear: 't' }));
     expect(first).toEqual({
       firstTimeHeadgear: true,
@@ -713,6 +602,17 @@ describe('edges', () => {
       headgearRemoved: false,
       runsInTodaysHeadgear: 0,
     });
+  });
+
+  it('a winner is 0 lengths behind even when the feed has no lengths for it', () => {
+    // last 3: won (lengths null), 2nd by 1.5, 4th by 4.5 -> (0 + 1.5 + 4.5) / 3 = 2
+    const runs = sorted(
+      run('a', 30, { position: 4, beatenLengths: 4.5 }),
+      run('b', 20, { position: 2, beatenLengths: 1.5 }),
+      run('c', 10, { position: 1, beatenLengths: null }),
+    );
+    const f = horseFormFeatures(runs, today());
+    expect([f.lastBeatenLengths, f.meanBeatenLengthsLast3]).toEqual([0, 2]);
   });
 
   it('a non-finisher last time with recorded lengths still has no beaten lengths; a loser with them has', () => {

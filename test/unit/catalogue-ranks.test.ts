@@ -1,0 +1,188 @@
+/**
+ * catalogue.md family R (ranks within the race), hand-computed: competition ranking "1224",
+ * 1 = highest, only among runners that have the value, 0 for the others.
+ */
+import { describe, expect, it } from 'vitest';
+import { competitionRanks, RANK_FIELDS, type RankInput, rankFields } from '../../domain/features/ranks.js';
+
+function row(f: Partial<RankInput>): RankInput {
+  return {
+    vpr: 0,
+    vprConfidence: 0,
+    officialRating: 0,
+    weightLbs: 130,
+    jockeyWinRate90Day: 0,
+    jockeyRides90Day: 0,
+    trainer14DayWinRate: 0,
+    trainerRunners14Day: 0,
+    ...f,
+  };
+}
+
+/**
+ *  i  vpr/conf      OR   wt   jockey rate/rides  trainer rate/runners
+ *  0  80.5/1        90   140  0.2/50             0.25/8
+ *  1  80.5/0.5      85   133  0.15/40            0/0     (no runners: unranked)
+ *  2  95.0/0        0    126  0.2/10             0.25/4  (vpr without confidence: unranked, not the best)
+ *  3  78.2/0.8333   90   140  0/0                0.1/10
+ *  4  0/0           70   131  0.3/3              0/5     (runners, no winner: ranked last)
+ *  5  70.0/0.1667   88   129  0.15/20            0.25/12
+ */
+const rows: RankInput[] = [
+  row({
+    vpr: 80.5,
+    vprConfidence: 1,
+    officialRating: 90,
+    weightLbs: 140,
+    jockeyWinRate90Day: 0.2,
+    jockeyRides90Day: 50,
+    trainer14DayWinRate: 0.25,
+    trainerRunners14Day: 8,
+  }),
+  row({
+    vpr: 80.5,
+    vprConfidence: 0.5,
+    officialRating: 85,
+    weightLbs: 133,
+    jockeyWinRate90Day: 0.15,
+    jockeyRides90Day: 40,
+  }),
+  row({
+    vpr: 95,
+    vprConfidence: 0,
+    officialRating: 0,
+    weightLbs: 126,
+    jockeyWinRate90Day: 0.2,
+    jockeyRides90Day: 10,
+    trainer14DayWinRate: 0.25,
+    trainerRunners14Day: 4,
+  }),
+  row({
+    vpr: 78.2,
+    vprConfidence: 0.8333,
+    officialRating: 90,
+    weightLbs: 140,
+    trainer14DayWinRate: 0.1,
+    trainerRunners14Day: 10,
+  }),
+  row({ officialRating: 70, weightLbs: 131, jockeyWinRate90Day: 0.3, jockeyRides90Day: 3, trainerRunners14Day: 5 }),
+  row({
+    vpr: 70,
+    vprConfidence: 0.1667,
+    officialRating: 88,
+    weightLbs: 129,
+    jockeyWinRate90Day: 0.15,
+    jockeyRides90Day: 20,
+    trainer14DayWinRate: 0.25,
+    trainerRunners14Day: 12,
+  }),
+];
+
+describe('R: ranks within the race', () => {
+  it('every field of every row', () => {
+    const r = rankFields(rows);
+    expect(RANK_FIELDS).toHaveLength(6);
+    for (const x of r) expect(Object.keys(x)).toEqual([...RANK_FIELDS]);
+    expect(r).toEqual([
+      // vpr among conf > 0: 80.5 (0, 1) -> 1, 1; 78.2 (3) -> 3; 70 (5) -> 4. Best 80.5, not 95 (no confidence)
+      // rating among rated: 90 (0, 3) -> 1, 1; 88 (5) -> 3; 85 (1) -> 4; 70 (4) -> 5
+      // weight: 140 (0, 3) -> 1, 1; 133 (1) -> 3; 131 (4) -> 4; 129 (5) -> 5; 126 (2) -> 6
+      // jockey among rides > 0: 0.3 (4) -> 1; 0.2 (0, 2) -> 2, 2; 0.15 (1, 5) -> 4, 4
+      // trainer among runners > 0: 0.25 (0, 2, 5) -> 1, 1, 1; 0.1 (3) -> 4; 0 (4) -> 5
+      {
+        vprRankInRace: 1,
+        vprGapToBest: 0,
+        officialRatingRankInRace: 1,
+        weightRankInRace: 1,
+        jockeyWinRate90DayRankInRace: 2,
+        trainer14DayWinRateRankInRace: 1,
+      },
+      {
+        vprRankInRace: 1,
+        vprGapToBest: 0,
+        officialRatingRankInRace: 4,
+        weightRankInRace: 3,
+        jockeyWinRate90DayRankInRace: 4,
+        trainer14DayWinRateRankInRace: 0,
+      },
+      {
+        vprRankInRace: 0,
+        vprGapToBest: null,
+        officialRatingRankInRace: 0,
+        weightRankInRace: 6,
+        jockeyWinRate90DayRankInRace: 2,
+        trainer14DayWinRateRankInRace: 1,
+      },
+      // gap 80.5 - 78.2 = 2.3
+      {
+        vprRankInRace: 3,
+        vprGapToBest: 2.3,
+        officialRatingRankInRace: 1,
+        weightRankInRace: 1,
+        jockeyWinRate90DayRankInRace: 0,
+        trainer14DayWinRateRankInRace: 4,
+      },
+      {
+        vprRankInRace: 0,
+        vprGapToBest: null,
+        officialRatingRankInRace: 5,
+        weightRankInRace: 4,
+        jockeyWinRate90DayRankInRace: 1,
+        trainer14DayWinRateRankInRace: 5,
+      },
+      // gap 80.5 - 70 = 10.5
+      {
+        vprRankInRace: 4,
+        vprGapToBest: 10.5,
+        officialRatingRankInRace: 3,
+        weightRankInRace: 5,
+        jockeyWinRate90DayRankInRace: 4,
+        trainer14DayWinRateRankInRace: 1,
+      },
+    ]);
+  });
+
+  it('does not depend on the order of the rows', () => {
+    const perm = [3, 5, 0, 2, 4, 1];
+    const r = rankFields(rows);
+    expect(rankFields(perm.map((i) => rows[i]!))).toEqual(perm.map((i) => r[i]!));
+  });
+
+  it('a lone runner without the values; an empty race', () => {
+    expect(rankFields([row({})])).toEqual([
+      {
+        vprRankInRace: 0,
+        vprGapToBest: null,
+        officialRatingRankInRace: 0,
+        weightRankInRace: 1,
+        jockeyWinRate90DayRankInRace: 0,
+        trainer14DayWinRateRankInRace: 0,
+      },
+    ]);
+    expect(rankFields([])).toEqual([]);
+  });
+
+  it('a jockey or trainer with rides or runners but no winner is ranked (last), one without is not', () => {
+    const r = rankFields([
+      row({ jockeyRides90Day: 5, trainerRunners14Day: 5 }),
+      row({}),
+      row({ jockeyWinRate90Day: 0.5, jockeyRides90Day: 2, trainer14DayWinRate: 0.5, trainerRunners14Day: 2 }),
+    ]);
+    expect(r.map((x) => [x.jockeyWinRate90DayRankInRace, x.trainer14DayWinRateRankInRace])).toEqual([
+      [2, 2],
+      [0, 0],
+      [1, 1],
+    ]);
+  });
+
+  it('competitionRanks: 1224, ineligible 0', () => {
+    const v = [5, 9, 7, 7, 3, 9];
+    expect(
+      competitionRanks(
+        v.length,
+        (i) => v[i]!,
+        (i) => i !== 4,
+      ),
+    ).toEqual([5, 1, 3, 3, 0, 1]);
+  });
+});
