@@ -1,7 +1,7 @@
 /** keys and export through the running service's admin endpoint, or straight from the store when none runs. */
 import { createWriteStream } from 'node:fs';
-import { Readable, Writable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { get as httpGet } from 'node:http';
+import { type Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { analyticsNdjson } from '../../api/admin.js';
 import { RacingError } from '../../domain/errors.js';
@@ -62,12 +62,27 @@ export async function revokeKey(t: Target, id: string): Promise<void> {
   if (!ok) throw new RacingError('not_found', `no key with id ${id}`);
 }
 
+/**
+ * The running service's export as a Node stream. node:http rather than fetch(): undici's web-stream
+ * body, piped into a sink that applies backpressure (a file), stalled at a few hundred rows/s.
+ */
+function exportStream(s: ServiceFile): Promise<Readable> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(`${s.adminUrl}/admin/v1/export/analytics`, { headers: { 'x-admin-token': s.token } }, (res) => {
+      if (res.statusCode === 200) return resolve(res);
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => reject(new RacingError('internal', `service answered ${res.statusCode}: ${text}`)));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+}
+
 /** Writes every current row as canonical NDJSON (sorted by raceId then horseId) to a file or stdout. */
 export async function exportAnalytics(t: Target, out: string | undefined): Promise<void> {
-  const source =
-    'service' in t
-      ? Readable.fromWeb((await call(t.service, 'GET', '/export/analytics')).body as WebReadableStream)
-      : analyticsNdjson(t.rt.view);
+  const source = 'service' in t ? await exportStream(t.service) : analyticsNdjson(t.rt.view);
   const sink: Writable = out
     ? createWriteStream(out)
     : new Writable({ write: (c, _e, cb) => (process.stdout.write(c) ? cb() : process.stdout.once('drain', cb)) });
