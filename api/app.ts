@@ -1,11 +1,17 @@
 /**
- * The HTTP API as a factory: `buildApp(deps)` returns a Fastify instance with every route, hook and
- * handler; tests drive it with `app.inject()`, and only api/server.ts opens a socket.
+ * The HTTP API as a factory: `buildApp(deps)` returns a Fastify instance with every public route, hook
+ * and handler (the operator routes are a separate app, api/admin-app.ts, on a loopback listener); tests
+ * drive it with `app.inject()`, and only api/server.ts opens a socket.
  */
+import cookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from '../domain/logger.js';
-import { type AdminDeps, ADMIN_PREFIX, adminRoutes } from './admin.js';
+import type { AccountStore } from '../state/credentials/account-store.js';
+import type { SessionStore } from '../state/credentials/session-store.js';
+import { accountRoutes } from './account-routes.js';
+import { addressLimitHook } from './address-limit.js';
 import { apiKeyHook } from './auth.js';
+import { installCompression } from './compression.js';
 import { type ApiConfig, validateApiConfig } from './config.js';
 import { DataDictionarySchema } from './data-dictionary.js';
 import { installProblemHandlers } from './errors.js';
@@ -16,7 +22,10 @@ import { buildOpenApi, collectRoutes } from './openapi.js';
 import { raceRoutes } from './race-routes.js';
 import { RateLimiter } from './rate-limit.js';
 import type { ReadModel } from '../state/read-model-port.js';
+import { ResponseCache } from './response-cache.js';
+import { frameworkErrors, installMethodNotAllowed, MAX_PARAM_LENGTH, RouteTable } from './routing-errors.js';
 import { NAMED_SCHEMAS } from './schemas.js';
+import { SignInThrottle } from './sign-in-throttle.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -27,17 +36,31 @@ export interface AppDeps {
   logger: Logger;
   /** Epoch ms; drives the recent feed, the demo day and rate-limit windows. Defaults to Date.now. */
   clock?: () => number;
-  /** Registers /admin/v1 when given. */
-  admin?: AdminDeps;
+  /**
+   * Accounts and their sessions: with both, the account pages are served and a signed-in session may
+   * call the data routes; without, data routes take keys only.
+   */
+  accounts?: AccountStore;
+  sessions?: SessionStore;
 }
+
+/** Name of the session cookie over plain HTTP (over TLS it carries the __Host- prefix). */
+const SESSION_COOKIE_NAME = 'racing_session';
 
 export function buildApp(deps: AppDeps): FastifyInstance {
   const config = validateApiConfig(deps.config);
   const clock = deps.clock ?? Date.now;
+  const routeTable = new RouteTable();
   const app = Fastify({
     // The same pino instance as the rest of the service. Typed as Fastify's base logger: pino's Logger
     // type parameter would otherwise leak into every FastifyInstance signature.
     loggerInstance: deps.logger as FastifyBaseLogger,
+    // No "incoming request"/"request completed" pair per request: two log lines cost more than serving a
+    // cached response. Failures are still logged (api/errors.ts); access logs belong to the proxy.
+    disableRequestLogging: true,
+    maxParamLength: MAX_PARAM_LENGTH,
+    frameworkErrors: frameworkErrors(routeTable),
+    trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
     // Refuse unknown body fields instead of silently dropping them (Fastify's default), so a typo in an
     // admin request is an error rather than a no-op. Query strings stay open (their schemas allow extras).
     ajv: { customOptions: { removeAdditional: false } },
@@ -46,8 +69,18 @@ export function buildApp(deps: AppDeps): FastifyInstance {
 
   app.decorateRequest('apiKey', undefined);
   const routes = collectRoutes(app);
+  routeTable.watch(app);
   installProblemHandlers(app);
+  installMethodNotAllowed(app, routeTable);
   installEtags(app);
+  installCompression(app);
+  app.register(cookie);
+  app.addHook(
+    'onRequest',
+    addressLimitHook(new RateLimiter({ requestsPerMinute: config.rateLimit.perAddressPerMinute, clock })),
+  );
+  const cache = new ResponseCache({ revision: () => deps.readModel.revision?.() });
+  const credentials = deps.accounts && deps.sessions ? { accounts: deps.accounts, sessions: deps.sessions } : undefined;
 
   let openApi: unknown;
   const openApiDocument = () => {
@@ -60,6 +93,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
         description:
           'Point-in-time racing analytics: race days, races, runners and one flat analytics row per runner. ' +
           'Errors are RFC 9457 problem details; see docs/errors.md.',
+        ...(credentials ? { sessionCookie: SESSION_COOKIE_NAME } : {}),
       },
     );
     return openApi;
@@ -69,19 +103,31 @@ export function buildApp(deps: AppDeps): FastifyInstance {
 
   app.register(
     async (api) => {
-      api.register(metaRoutes({ readModel: deps.readModel, clock, openApi: openApiDocument }));
+      api.register(metaRoutes({ readModel: deps.readModel, clock, openApi: openApiDocument, cache }));
       api.register(async (keyed) => {
-        keyed.addHook('onRequest', apiKeyHook(deps.keys, limiter));
-        await keyed.register(raceRoutes(deps.readModel, clock));
+        keyed.addHook('onRequest', apiKeyHook(deps.keys, limiter, credentials));
+        await keyed.register(raceRoutes(deps.readModel, clock, cache));
       });
     },
     { prefix: API_PREFIX },
   );
 
-  if (deps.admin) {
-    app.register(adminRoutes({ admin: deps.admin, keys: deps.keys, readModel: deps.readModel }), {
-      prefix: ADMIN_PREFIX,
-    });
+  if (credentials) {
+    const { signIn } = config;
+    app.register(
+      accountRoutes({
+        ...credentials,
+        keys: deps.keys,
+        throttle: new SignInThrottle(
+          {
+            failuresPerAccount: signIn.failuresPerAccount,
+            failuresPerAddress: signIn.failuresPerAddress,
+            windowMs: signIn.windowSeconds * 1000,
+          },
+          clock,
+        ),
+      }),
+    );
   }
   return app;
 }

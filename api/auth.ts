@@ -1,13 +1,16 @@
 /**
- * Request authentication. Data endpoints take an API key in X-Api-Key (checked against the KeyStore,
- * then rate limited per key); admin endpoints take the operator token in X-Admin-Token. Both run as
- * onRequest hooks, so a request without credentials is refused before any validation or work.
+ * Request authentication. Data endpoints take an API key in X-Api-Key (checked against the KeyStore) or,
+ * without one, a signed-in session cookie; either way the account behind it must have API access
+ * (operator keys have no account and always do). Then they are rate limited per key or per account.
+ * Admin endpoints take the operator token in X-Admin-Token. All run as onRequest hooks, so a request
+ * without credentials is refused before any validation or work.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RacingError } from '../domain/errors.js';
 import type { KeyRecord, KeyStore } from '../state/credentials/key-store.js';
 import { RateLimiter } from './rate-limit.js';
+import { type Credentials, signedIn } from './session.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,15 +29,43 @@ function singleHeader(request: FastifyRequest, name: string): string | undefined
   return v === undefined || v === '' ? undefined : v;
 }
 
-/** onRequest hook for data endpoints: 401 without or with a bad key, 429 over the limit, RateLimit-* headers. */
-export function apiKeyHook(keys: KeyStore, limiter: RateLimiter) {
+function noAccess(): RacingError {
+  return new RacingError(
+    'access_not_granted',
+    'the account has no API access yet: access is granted by an operator when early access opens',
+  );
+}
+
+/**
+ * onRequest hook for data endpoints: 401 without credentials or with a bad key, 403 when the account has
+ * no API access, 429 over the limit, RateLimit-* headers.
+ */
+export function apiKeyHook(keys: KeyStore, limiter: RateLimiter, credentials?: Credentials) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const key = singleHeader(request, API_KEY_HEADER);
-    if (key === undefined) throw new RacingError('missing_api_key', 'the X-Api-Key header is required');
-    const record = await keys.verify(key);
-    if (!record) throw new RacingError('invalid_api_key', 'the API key is unknown or revoked');
-    request.apiKey = record;
-    const decision = limiter.take(record.id);
+    let subject: string;
+    if (key !== undefined) {
+      const record = await keys.verify(key);
+      if (!record) throw new RacingError('invalid_api_key', 'the API key is unknown or revoked');
+      if (record.accountId !== null && credentials && !(await credentials.accounts.hasAccess(record.accountId)))
+        throw noAccess();
+      request.apiKey = record;
+      keys.touch(record.id);
+      subject = record.id;
+    } else {
+      const who = credentials ? await signedIn(request, credentials) : undefined;
+      if (!who) {
+        throw new RacingError(
+          'missing_api_key',
+          credentials
+            ? 'the X-Api-Key header (or a signed-in session) is required'
+            : 'the X-Api-Key header is required',
+        );
+      }
+      if (who.account.accessGrantedAt === null) throw noAccess();
+      subject = who.account.id;
+    }
+    const decision = limiter.take(subject);
     reply.headers(RateLimiter.headers(decision));
     // Responses depend on the key (auth, limits): shared caches must not serve them to anyone else.
     reply.header('cache-control', 'private, no-cache');

@@ -11,7 +11,25 @@ export const ApiConfigSchema = Type.Object(
     host: Type.String({ minLength: 1, description: 'interface to listen on' }),
     port: Type.Integer({ minimum: 0, maximum: 65535, description: '0 picks a free port' }),
     rateLimit: Type.Object(
-      { requestsPerMinute: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'per API key' }) },
+      {
+        requestsPerMinute: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'per API key' }),
+        perAddressPerMinute: Type.Integer({
+          minimum: 1,
+          maximum: 1_000_000,
+          description: 'per client address, on routes that need no key (demo, OpenAPI, account pages...)',
+        }),
+      },
+      { additionalProperties: false },
+    ),
+    trustProxy: Type.Array(Type.String({ minLength: 1 }), {
+      description: 'addresses or CIDRs of reverse proxies whose X-Forwarded-For/-Proto are believed',
+    }),
+    signIn: Type.Object(
+      {
+        failuresPerAccount: Type.Integer({ minimum: 1, maximum: 1000 }),
+        failuresPerAddress: Type.Integer({ minimum: 1, maximum: 100_000 }),
+        windowSeconds: Type.Integer({ minimum: 1, maximum: 86_400 }),
+      },
       { additionalProperties: false },
     ),
   },
@@ -21,13 +39,18 @@ export const ApiConfigSchema = Type.Object(
 export type ApiConfig = Readonly<{
   host: string;
   port: number;
-  rateLimit: Readonly<{ requestsPerMinute: number }>;
+  rateLimit: Readonly<{ requestsPerMinute: number; perAddressPerMinute: number }>;
+  trustProxy: readonly string[];
+  signIn: Readonly<{ failuresPerAccount: number; failuresPerAddress: number; windowSeconds: number }>;
 }>;
 
 export const API_CONFIG_DEFAULTS: ApiConfig = Object.freeze({
   host: '127.0.0.1',
   port: 3000,
-  rateLimit: Object.freeze({ requestsPerMinute: 600 }),
+  rateLimit: Object.freeze({ requestsPerMinute: 600, perAddressPerMinute: 120 }),
+  trustProxy: Object.freeze([]),
+  // Five wrong passwords per account and twenty per address in a quarter of an hour.
+  signIn: Object.freeze({ failuresPerAccount: 5, failuresPerAddress: 20, windowSeconds: 900 }),
 });
 
 /** Validates a config object (throws RacingError 'config_invalid' naming every bad field) and freezes it. */
@@ -42,20 +65,35 @@ export function validateApiConfig(value: unknown): ApiConfig {
   return Object.freeze({
     host: v.host,
     port: v.port,
-    rateLimit: Object.freeze({ requestsPerMinute: v.rateLimit.requestsPerMinute }),
+    rateLimit: Object.freeze({
+      requestsPerMinute: v.rateLimit.requestsPerMinute,
+      perAddressPerMinute: v.rateLimit.perAddressPerMinute,
+    }),
+    trustProxy: Object.freeze([...v.trustProxy]),
+    signIn: Object.freeze({ ...v.signIn }),
   });
 }
 
 /** Defaults overlaid with `overrides`, validated and frozen. */
 export function apiConfig(
-  overrides: { host?: string; port?: number; rateLimit?: { requestsPerMinute?: number } } = {},
+  overrides: {
+    host?: string;
+    port?: number;
+    rateLimit?: { requestsPerMinute?: number; perAddressPerMinute?: number };
+    trustProxy?: readonly string[];
+    signIn?: Partial<ApiConfig['signIn']>;
+  } = {},
 ): ApiConfig {
+  const d = API_CONFIG_DEFAULTS;
   return validateApiConfig({
-    host: overrides.host ?? API_CONFIG_DEFAULTS.host,
-    port: overrides.port ?? API_CONFIG_DEFAULTS.port,
+    host: overrides.host ?? d.host,
+    port: overrides.port ?? d.port,
     rateLimit: {
-      requestsPerMinute: overrides.rateLimit?.requestsPerMinute ?? API_CONFIG_DEFAULTS.rateLimit.requestsPerMinute,
+      requestsPerMinute: overrides.rateLimit?.requestsPerMinute ?? d.rateLimit.requestsPerMinute,
+      perAddressPerMinute: overrides.rateLimit?.perAddressPerMinute ?? d.rateLimit.perAddressPerMinute,
     },
+    trustProxy: [...(overrides.trustProxy ?? d.trustProxy)],
+    signIn: { ...d.signIn, ...overrides.signIn },
   });
 }
 
@@ -70,7 +108,11 @@ function integerVar(env: Readonly<Record<string, string | undefined>>, name: str
   return Number(raw);
 }
 
-/** Reads HOST (default 127.0.0.1), PORT (default 3000) and RATE_LIMIT_PER_MINUTE (default 600). */
+/**
+ * Reads HOST (default 127.0.0.1), PORT (default 3000), RATE_LIMIT_PER_MINUTE (per key, default 600),
+ * PUBLIC_RATE_LIMIT_PER_MINUTE (per address on keyless routes, default 120) and TRUST_PROXY (comma-separated
+ * proxy addresses or CIDRs, default none).
+ */
 export function apiConfigFromEnv(env: Readonly<Record<string, string | undefined>>): ApiConfig {
   const host = env['HOST']?.trim();
   try {
@@ -79,7 +121,16 @@ export function apiConfigFromEnv(env: Readonly<Record<string, string | undefined
       port: integerVar(env, 'PORT', API_CONFIG_DEFAULTS.port),
       rateLimit: {
         requestsPerMinute: integerVar(env, 'RATE_LIMIT_PER_MINUTE', API_CONFIG_DEFAULTS.rateLimit.requestsPerMinute),
+        perAddressPerMinute: integerVar(
+          env,
+          'PUBLIC_RATE_LIMIT_PER_MINUTE',
+          API_CONFIG_DEFAULTS.rateLimit.perAddressPerMinute,
+        ),
       },
+      trustProxy: (env['TRUST_PROXY'] ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
     });
   } catch (e) {
     // Name the environment variable rather than the config path the user never wrote.
@@ -87,6 +138,7 @@ export function apiConfigFromEnv(env: Readonly<Record<string, string | undefined
       const msg = e.message
         .replace('/port', 'PORT')
         .replace('/rateLimit/requestsPerMinute', 'RATE_LIMIT_PER_MINUTE')
+        .replace('/rateLimit/perAddressPerMinute', 'PUBLIC_RATE_LIMIT_PER_MINUTE')
         .replace('/host', 'HOST');
       throw new RacingError('config_invalid', msg.replace('invalid API config', 'invalid environment'), { cause: e });
     }

@@ -42,7 +42,14 @@ const TITLES: Record<ErrorCode, string> = {
   broker_unreachable: 'Broker unreachable',
   registry_unreachable: 'Schema registry unreachable',
   internal: 'Internal error',
+  access_not_granted: 'API access not granted',
+  method_not_allowed: 'Method not allowed',
+  csrf_failed: 'Form check failed',
+  invalid_credentials: 'Sign-in failed',
 };
+
+/** Every error code (the keys of a Record<ErrorCode, ...>, so the compiler keeps the list complete). */
+export const ERROR_CODES = Object.keys(TITLES) as ErrorCode[];
 
 /** HTTP status of an error code. Codes that are not the client's fault are 500. */
 export function httpStatusOf(code: ErrorCode): number {
@@ -52,9 +59,15 @@ export function httpStatusOf(code: ErrorCode): number {
       return 400;
     case 'missing_api_key':
     case 'invalid_api_key':
+    case 'invalid_credentials':
       return 401;
+    case 'access_not_granted':
+    case 'csrf_failed':
+      return 403;
     case 'not_found':
       return 404;
+    case 'method_not_allowed':
+      return 405;
     case 'rate_limited':
       return 429;
     default:

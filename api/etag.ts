@@ -26,6 +26,8 @@ export function installEtags(app: FastifyInstance): void {
     if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200) return payload;
     // Streams (the NDJSON export) are not buffered just to be hashed.
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+    // The response cache sends its bytes with their tag and has answered If-None-Match itself.
+    if (reply.getHeader('etag') !== undefined) return payload;
     const etag = etagOf(payload);
     reply.header('etag', etag);
     if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) {

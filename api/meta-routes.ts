@@ -7,10 +7,16 @@ import { utcDate } from '../domain/time.js';
 import { DataDictionarySchema, buildDataDictionary } from './data-dictionary.js';
 import { byOffTimeThenRaceId, sortedRace, sortedRows } from './race-routes.js';
 import type { ReadModel } from '../state/read-model-port.js';
+import type { ResponseCache } from './response-cache.js';
 import { DemoResponse, HealthResponse, OpenObject } from './schemas.js';
 
-export function metaRoutes(deps: { readModel: ReadModel; clock: () => number; openApi: () => unknown }) {
-  const { readModel, clock } = deps;
+export function metaRoutes(deps: {
+  readModel: ReadModel;
+  clock: () => number;
+  openApi: () => unknown;
+  cache: ResponseCache;
+}) {
+  const { readModel, clock, cache } = deps;
   // Built once at registration: a mismatch between the dictionary and the .avsc fails at startup.
   const dictionary = buildDataDictionary();
   return async (app: FastifyInstance): Promise<void> => {
@@ -27,17 +33,20 @@ export function metaRoutes(deps: { readModel: ReadModel; clock: () => number; op
           response: { 200: DemoResponse },
         },
       },
-      async () => {
-        const date = await readModel.demoDate(utcDate(clock()));
-        if (date === undefined) throw new RacingError('not_found', 'no demo day is available yet');
-        const summaries = [...(await readModel.racesOn(date))].sort(byOffTimeThenRaceId);
-        const races = [];
-        for (const s of summaries) {
-          const [race, rows] = await Promise.all([readModel.race(s.raceId), readModel.analytics(s.raceId)]);
-          if (race) races.push({ ...sortedRace(race), analytics: sortedRows(rows ?? []) });
-        }
-        return { date, races };
-      },
+      // The biggest public body (a whole day with every row): built once per change of the data and
+      // per day, then served from the cache, compressed.
+      async (request, reply) =>
+        cache.send(request, reply, `demo:${utcDate(clock())}`, async () => {
+          const date = await readModel.demoDate(utcDate(clock()));
+          if (date === undefined) throw new RacingError('not_found', 'no demo day is available yet');
+          const summaries = [...(await readModel.racesOn(date))].sort(byOffTimeThenRaceId);
+          const races = [];
+          for (const s of summaries) {
+            const [race, rows] = await Promise.all([readModel.race(s.raceId), readModel.analytics(s.raceId)]);
+            if (race) races.push({ ...sortedRace(race), analytics: sortedRows(rows ?? []) });
+          }
+          return { date, races };
+        }),
     );
 
     app.get(
@@ -50,7 +59,7 @@ export function metaRoutes(deps: { readModel: ReadModel; clock: () => number; op
           response: { 200: OpenObject },
         },
       },
-      async () => deps.openApi(),
+      async (request, reply) => cache.send(request, reply, 'openapi', async () => deps.openApi(), { static: true }),
     );
 
     app.get(
@@ -63,7 +72,7 @@ export function metaRoutes(deps: { readModel: ReadModel; clock: () => number; op
           response: { 200: DataDictionarySchema },
         },
       },
-      async () => dictionary,
+      async (request, reply) => cache.send(request, reply, 'data-dictionary', async () => dictionary, { static: true }),
     );
 
     app.get(

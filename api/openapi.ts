@@ -6,7 +6,8 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 
-export type Access = 'key' | 'public' | 'admin';
+/** key: X-Api-Key or a signed-in session; public: no key; admin: operator token; page: an HTML account page (not in the document). */
+export type Access = 'key' | 'public' | 'admin' | 'page';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -41,6 +42,8 @@ export function collectRoutes(app: FastifyInstance): RouteEntry[] {
   app.addHook('onRoute', (opts: RouteOptions) => {
     const methods = Array.isArray(opts.method) ? opts.method : [opts.method];
     const config = (opts.config ?? {}) as { access?: Access; produces?: string; lineSchema?: TSchema };
+    // The account pages are a website for people, not part of the API the document describes.
+    if (config.access === 'page') return;
     for (const method of methods) {
       if (method === 'HEAD' || method === 'OPTIONS') continue;
       routes.push({
@@ -105,6 +108,8 @@ export interface OpenApiInfo {
   title: string;
   version: string;
   description: string;
+  /** Name of the session cookie that may stand in for X-Api-Key on keyed routes (when accounts are served). */
+  sessionCookie?: string;
 }
 
 export function buildOpenApi(
@@ -122,7 +127,8 @@ export function buildOpenApi(
     if (typeof s['summary'] === 'string') op['summary'] = s['summary'];
     if (typeof s['description'] === 'string') op['description'] = s['description'];
     if (Array.isArray(s['tags'])) op['tags'] = s['tags'] as string[];
-    op['security'] = r.access === 'key' ? [{ ApiKey: [] }] : r.access === 'admin' ? [{ AdminToken: [] }] : [];
+    const keyed: Json[] = info.sessionCookie ? [{ ApiKey: [] }, { Session: [] }] : [{ ApiKey: [] }];
+    op['security'] = r.access === 'key' ? keyed : r.access === 'admin' ? [{ AdminToken: [] }] : [];
     const params = [...parameters('path', s['params'], refs), ...parameters('query', s['querystring'], refs)];
     if (params.length > 0) op['parameters'] = params;
     if (s['body'] !== undefined) {
@@ -135,7 +141,7 @@ export function buildOpenApi(
     for (const status of statuses) {
       const headers: { [k: string]: Json } = {};
       if (r.method === 'get' && r.produces === undefined) headers['ETag'] = { $ref: '#/components/headers/ETag' };
-      if (r.access === 'key') {
+      if (r.access === 'key' || r.access === 'public') {
         for (const h of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'])
           headers[h] = { $ref: `#/components/headers/${h}` };
       }
@@ -154,8 +160,10 @@ export function buildOpenApi(
     if (params.length > 0 || s['body'] !== undefined)
       responses['400'] = problemResponse('validation_failed or range_too_large');
     if (r.access !== 'public') responses['401'] = problemResponse('missing_api_key or invalid_api_key');
+    if (r.access === 'key') responses['403'] = problemResponse('access_not_granted (the account has no API access)');
     if (s['params'] !== undefined) responses['404'] = problemResponse('not_found');
-    if (r.access === 'key') responses['429'] = problemResponse('rate_limited (see Retry-After)');
+    if (r.access === 'key' || r.access === 'public')
+      responses['429'] = problemResponse('rate_limited (see Retry-After)');
     responses['500'] = problemResponse('internal error');
     op['responses'] = responses;
     paths[path] ??= {};
@@ -164,22 +172,36 @@ export function buildOpenApi(
   const schemas: { [k: string]: Json } = {};
   for (const name of Object.keys(named).sort()) schemas[name] = toJson(named[name], refs, named[name]);
   const intHeader = (description: string): Json => ({ description, schema: { type: 'integer' } });
+  const { sessionCookie, ...infoFields } = info;
+  const session: { [k: string]: Json } = sessionCookie
+    ? {
+        Session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: sessionCookie,
+          description: 'a signed-in session of an account with API access (see /sign-in)',
+        },
+      }
+    : {};
   return {
     openapi: '3.1.0',
-    info: { ...info },
+    info: { ...infoFields },
     paths,
     components: {
       schemas,
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'API key, shown once at creation' },
-        AdminToken: { type: 'apiKey', in: 'header', name: 'X-Admin-Token', description: 'operator token' },
+        ...(routes.some((r) => r.access === 'admin')
+          ? { AdminToken: { type: 'apiKey', in: 'header', name: 'X-Admin-Token', description: 'operator token' } }
+          : {}),
+        ...session,
       },
       headers: {
         ETag: {
           description: 'strong validator of the body; send it back in If-None-Match',
           schema: { type: 'string' },
         },
-        'RateLimit-Limit': intHeader('requests allowed per window (per key)'),
+        'RateLimit-Limit': intHeader('requests allowed per window (per key, or per address without one)'),
         'RateLimit-Remaining': intHeader('requests left in the current window'),
         'RateLimit-Reset': intHeader('seconds until the window resets'),
       },

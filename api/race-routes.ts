@@ -11,6 +11,7 @@ import { isId } from '../domain/ids.js';
 import { isoUtc, MS_PER_DAY, parseDate, startOfUtcDay } from '../domain/time.js';
 import { invalidParam } from './errors.js';
 import type { RaceDetail, RaceSummary, ReadModel } from '../state/read-model-port.js';
+import type { ResponseCache } from './response-cache.js';
 import { AnalyticsResponse, DateString, RaceDaysResponse, RaceDetailSchema, RacesResponse } from './schemas.js';
 
 /** Longest inclusive range accepted by /race-days (design.md: over 366 days is range_too_large). */
@@ -43,11 +44,14 @@ function raceIdParam(value: string): string {
   return value;
 }
 
+/** The shape isId('race', ...) accepts, published so the schema promises exactly what the handler takes. */
+export const RACE_ID_PATTERN = '^rac_[0-9a-z]{1,64}$';
+
 const RaceIdParams = Type.Object({
-  raceId: Type.String({ description: 'race id: rac_ followed by an opaque token', maxLength: 100 }),
+  raceId: Type.String({ description: 'race id: rac_ followed by an opaque token', pattern: RACE_ID_PATTERN }),
 });
 
-export function raceRoutes(readModel: ReadModel, clock: () => number) {
+export function raceRoutes(readModel: ReadModel, clock: () => number, cache: ResponseCache) {
   return async (app: FastifyInstance): Promise<void> => {
     app.get<{ Querystring: { from: string; to: string } }>(
       '/race-days',
@@ -61,7 +65,7 @@ export function raceRoutes(readModel: ReadModel, clock: () => number) {
           response: { 200: RaceDaysResponse },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { from, to } = request.query;
         const fromMs = dateParam('from', from);
         const toMs = dateParam('to', to);
@@ -73,8 +77,10 @@ export function raceRoutes(readModel: ReadModel, clock: () => number) {
             `the range ${from}..${to} spans ${days} days; at most ${MAX_RANGE_DAYS} are allowed`,
           );
         }
-        const list = await readModel.raceDays(from, to);
-        return { from, to, days: [...list].sort((a, b) => compare(a.date, b.date)) };
+        return cache.send(request, reply, `race-days:${from}:${to}`, async () => {
+          const list = await readModel.raceDays(from, to);
+          return { from, to, days: [...list].sort((a, b) => compare(a.date, b.date)) };
+        });
       },
     );
 
@@ -92,17 +98,21 @@ export function raceRoutes(readModel: ReadModel, clock: () => number) {
           response: { 200: RacesResponse },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { date } = request.query;
         if (date !== undefined) {
           dateParam('date', date);
-          const races = await readModel.racesOn(date);
-          return { date, races: [...races].sort(byOffTimeThenRaceId) };
+          return cache.send(request, reply, `races:${date}`, async () => {
+            const races = await readModel.racesOn(date);
+            return { date, races: [...races].sort(byOffTimeThenRaceId) };
+          });
         }
         const fromMs = startOfUtcDay(clock()) - MS_PER_DAY;
         const toMs = fromMs + 3 * MS_PER_DAY;
-        const races = await readModel.racesOffBetween(fromMs, toMs);
-        return { from: isoUtc(fromMs), to: isoUtc(toMs), races: [...races].sort(byOffTimeThenRaceId) };
+        return cache.send(request, reply, `recent:${fromMs}`, async () => {
+          const races = await readModel.racesOffBetween(fromMs, toMs);
+          return { from: isoUtc(fromMs), to: isoUtc(toMs), races: [...races].sort(byOffTimeThenRaceId) };
+        });
       },
     );
 
@@ -118,11 +128,13 @@ export function raceRoutes(readModel: ReadModel, clock: () => number) {
           response: { 200: RaceDetailSchema },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const raceId = raceIdParam(request.params.raceId);
-        const race = await readModel.race(raceId);
-        if (!race) throw new RacingError('not_found', `no race ${raceId}`);
-        return sortedRace(race);
+        return cache.send(request, reply, `race:${raceId}`, async () => {
+          const race = await readModel.race(raceId);
+          if (!race) throw new RacingError('not_found', `no race ${raceId}`);
+          return sortedRace(race);
+        });
       },
     );
 
@@ -139,11 +151,13 @@ export function raceRoutes(readModel: ReadModel, clock: () => number) {
           response: { 200: AnalyticsResponse },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const raceId = raceIdParam(request.params.raceId);
-        const rows = await readModel.analytics(raceId);
-        if (!rows) throw new RacingError('not_found', `no race ${raceId}`);
-        return sortedRows(rows);
+        return cache.send(request, reply, `analytics:${raceId}`, async () => {
+          const rows = await readModel.analytics(raceId);
+          if (!rows) throw new RacingError('not_found', `no race ${raceId}`);
+          return sortedRows(rows);
+        });
       },
     );
   };

@@ -10,7 +10,12 @@ import { avroToJsonSchema, loadAvroSchema } from './avro-json-schema.js';
 const Nullable = <T extends TSchema>(t: T) => Type.Union([Type.Null(), t]);
 const closed = { additionalProperties: false } as const;
 
-export const DateString = Type.String({ format: 'date', description: 'calendar date, YYYY-MM-DD' });
+// Years 1000-9999 only: the pattern keeps the schema from promising years the date parser cannot round-trip (0070).
+export const DateString = Type.String({
+  format: 'date',
+  pattern: '^[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}$',
+  description: 'calendar date, YYYY-MM-DD (years 1000-9999)',
+});
 export const InstantString = Type.String({ format: 'date-time', description: 'ISO 8601 UTC instant' });
 
 export const RaceSummarySchema = Type.Object(

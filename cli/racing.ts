@@ -1,13 +1,15 @@
 #!/usr/bin/env -S node --max-semi-space-size=64
 /**
  * `racing`: the one command-line entry point. Commands:
- *   start | generate | process | serve | rebuild | keys create|revoke|list | export analytics
+ *   start | generate | process | serve | rebuild | keys create|revoke|list | accounts grant|revoke|list
+ *   | export analytics
  */
 import { parseArgs } from 'node:util';
 import { isRacingError, RacingError } from '../domain/errors.js';
 import { createLogger, type Logger } from '../domain/logger.js';
 import { type ServiceConfig, serviceConfigFromEnv } from './config.js';
 import { createKey, exportAnalytics, listKeys, revokeKey, type Target } from './commands/admin-client.js';
+import { formatAccounts, listAccounts, setAccess } from './commands/accounts.js';
 import {
   checkDateArg,
   demoRange,
@@ -40,6 +42,9 @@ const USAGE = `usage: racing <command> [options]
   keys revoke KEY_ID
   keys list [--json]
   import results-csv FILE... [--official-rating result|card-when-present] [--fix-morning-offs]
+  accounts grant EMAIL           give an account API access (early access), effective at once
+  accounts revoke EMAIL          withdraw it (its keys and sessions get 403 access_not_granted)
+  accounts list [--json]         accounts and their access (never passwords)
                                  [--extended-flat-races] [--report FILE]
                                  publish real monthly results files (see docs/importer.md)
   export analytics [--out FILE]  every current row as NDJSON sorted by raceId then horseId
@@ -215,6 +220,32 @@ export async function main(argv: string[]): Promise<number> {
       if (what !== 'results-csv') throw new RacingError('validation_failed', 'import needs: results-csv FILE...');
       const { values, positionals } = parseArgs({
         args,
+    case 'accounts': {
+      const [sub, ...args] = rest;
+      const { values, positionals } = parseArgs({
+        args,
+        allowPositionals: true,
+        options: { json: { type: 'boolean', default: false } },
+      });
+      if (sub === 'grant' || sub === 'revoke') {
+        const email = positionals[0];
+        if (!email) throw new RacingError('validation_failed', `accounts ${sub} needs EMAIL`);
+        const account = await withTarget(config, logger, (t) => setAccess(t, email, sub === 'grant'));
+        if (values.json) process.stdout.write(`${JSON.stringify(account)}\n`);
+        else
+          process.stdout.write(
+            `${sub === 'grant' ? 'granted API access to' : 'withdrew API access from'} ${account.email}\n`,
+          );
+        return 0;
+      }
+      if (sub === 'list') {
+        const accounts = await withTarget(config, logger, (t) => listAccounts(t));
+        if (values.json) process.stdout.write(`${JSON.stringify(accounts)}\n`);
+        else if (accounts.length > 0) process.stdout.write(`${formatAccounts(accounts)}\n`);
+        return 0;
+      }
+      throw new RacingError('validation_failed', 'accounts needs one of: grant, revoke, list');
+    }
         allowPositionals: true,
         options: {
           'official-rating': { type: 'string' },

@@ -6,7 +6,9 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { KeyStore, type StoredKey } from '../state/credentials/key-store.js';
+import { AccountStore, type StoredAccount } from '../state/credentials/account-store.js';
+import { KeyStore, type KeyUsage, type StoredKey } from '../state/credentials/key-store.js';
+import { SessionStore, type StoredSession } from '../state/credentials/session-store.js';
 import type { AnalyticsRow } from '../domain/avro-types.generated.js';
 import type { Logger } from '../domain/logger.js';
 import { openLevelStore } from '../state/adapters/level-store.js';
@@ -32,7 +34,15 @@ export interface Runtime {
   codecs: Codecs;
   topics: TopicNames;
   /** consumer groups: this instance's own, and (Kafka mode) the shared group that assigns race partitions */
-  groups: { analytics: string; view: string; owners?: string; keys?: string };
+  groups: {
+    analytics: string;
+    view: string;
+    owners?: string;
+    keys?: string;
+    accounts?: string;
+    sessions?: string;
+    keyUsage?: string;
+  };
   /** aborted on close (background members such as the ownership group) */
   lifetime: AbortController;
   /** Kafka mode: this instance's membership of the group that assigns race partitions (joined once) */
@@ -41,6 +51,8 @@ export interface Runtime {
   processorStore: StorePort;
   view: LevelReadModel;
   keys: KeyStore;
+  accounts: AccountStore;
+  sessions: SessionStore;
   close(): Promise<void>;
 }
 
@@ -55,6 +67,37 @@ export async function replicateKeys(
   await replicate<StoredKey>(rt.log, { group: rt.groups.keys, topic: rt.topics.apiKeys, ...options }, (k) =>
     rt.keys.applyReplicated(k),
   );
+}
+
+/**
+ * Kafka mode: applies every credentials topic (keys, accounts, sessions, key usage) to this replica's
+ * stores, so a key, account, sign-in, sign-out or access change made on any replica holds on all.
+ */
+export async function replicateCredentials(
+  rt: Pick<Runtime, 'log' | 'topics' | 'groups' | 'keys' | 'accounts' | 'sessions'>,
+  options: { untilCaughtUp: boolean; signal?: AbortSignal },
+): Promise<void> {
+  const { groups, topics, log } = rt;
+  const tasks: Promise<void>[] = [replicateKeys(rt, options)];
+  if (groups.accounts)
+    tasks.push(
+      replicate<StoredAccount>(log, { group: groups.accounts, topic: topics.accounts, ...options }, (a) =>
+        rt.accounts.applyReplicated(a),
+      ),
+    );
+  if (groups.sessions)
+    tasks.push(
+      replicate<StoredSession>(log, { group: groups.sessions, topic: topics.sessions, ...options }, (s) =>
+        rt.sessions.applyReplicated(s),
+      ),
+    );
+  if (groups.keyUsage)
+    tasks.push(
+      replicate<KeyUsage>(log, { group: groups.keyUsage, topic: topics.keyUsage, ...options }, (u) =>
+        rt.keys.applyReplicatedUsage(u),
+      ),
+    );
+  await Promise.all(tasks);
 }
 
 /** The Kafka log of a Kafka-mode configuration (kafkajs is loaded only in Kafka mode). */
@@ -90,6 +133,9 @@ export async function openRuntime(config: ServiceConfig, logger: Logger): Promis
         view: `${p}${VIEW_GROUP}.${config.instanceId}`,
         owners: `${p}${ANALYTICS_GROUP}`,
         keys: `${p}racing-api-keys.${config.instanceId}`,
+        accounts: `${p}racing-api-accounts.${config.instanceId}`,
+        sessions: `${p}racing-api-sessions.${config.instanceId}`,
+        keyUsage: `${p}racing-api-key-usage.${config.instanceId}`,
       };
     } else {
       log = createEmbeddedLog(store.sub('log/'));
@@ -119,7 +165,20 @@ export async function openRuntime(config: ServiceConfig, logger: Logger): Promis
     view: new LevelReadModel(store.sub('view/'), (buf) => codecs.serde.decode<AnalyticsRow>(topics.analytics, buf)),
     keys: new KeyStore(
       store.sub('keys/'),
-      config.mode === 'kafka' ? { publish: replicationPublisher<StoredKey>(openLog, topics.apiKeys) } : {},
+      config.mode === 'kafka'
+        ? {
+            publish: replicationPublisher<StoredKey>(openLog, topics.apiKeys),
+            publishUsage: replicationPublisher<KeyUsage>(openLog, topics.keyUsage),
+          }
+        : {},
+    ),
+    accounts: new AccountStore(
+      store.sub('accounts/'),
+      config.mode === 'kafka' ? { publish: replicationPublisher<StoredAccount>(openLog, topics.accounts) } : {},
+    ),
+    sessions: new SessionStore(
+      store.sub('sessions/'),
+      config.mode === 'kafka' ? { publish: replicationPublisher<StoredSession>(openLog, topics.sessions) } : {},
     ),
     async close() {
       lifetime.abort();

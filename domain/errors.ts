@@ -17,7 +17,11 @@ export type ErrorCode =
   | 'store_locked'
   | 'broker_unreachable'
   | 'registry_unreachable'
-  | 'internal';
+  | 'internal'
+  | 'access_not_granted'
+  | 'method_not_allowed'
+  | 'csrf_failed'
+  | 'invalid_credentials';
 
 export class RacingError extends Error {
   readonly code: ErrorCode;

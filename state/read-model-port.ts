@@ -77,3 +77,8 @@ export interface ReadModel {
   /** The day served by /demo: the latest meeting date on or before `today` whose races all have results. */
   demoDate(today: string): Promise<string | undefined>;
 }
+  /**
+   * A number that changes whenever any answer above may change (after the change is readable). The API
+   * caches serialised responses per revision; a model without one gets no response caching.
+   */
+  revision?(): number;

@@ -10,6 +10,12 @@ export interface TopicNames {
   deadLetter: string;
   /** API keys (hash and metadata only, never a key), replicated to every API replica; Kafka mode */
   apiKeys: string;
+  /** Accounts (email, scrypt hash, access), replicated to every API replica; Kafka mode */
+  accounts: string;
+  /** Signed-in sessions (SHA-256 of the token, never the token) and sign-outs; Kafka mode */
+  sessions: string;
+  /** When each API key was last used, flushed in batches by each replica; Kafka mode */
+  keyUsage: string;
 }
 
 /**
@@ -25,6 +31,9 @@ export function topicNames(prefix = ''): TopicNames {
     courseSnapshots: `${prefix}racing.course-snapshots.v1`,
     deadLetter: `${prefix}racing.dead-letter.v1`,
     apiKeys: `${prefix}racing.api-keys.v1`,
+    accounts: `${prefix}racing.accounts.v1`,
+    sessions: `${prefix}racing.sessions.v1`,
+    keyUsage: `${prefix}racing.key-usage.v1`,
   };
 }
 
@@ -55,5 +64,8 @@ export function topicSpecs(names: TopicNames = TOPICS, s: TopicSettings = DEFAUL
     { name: names.courseSnapshots, partitions: s.partitions, compacted: true, config: compact },
     { name: names.deadLetter, partitions: 1, compacted: false, config: longRetention },
     { name: names.apiKeys, partitions: 1, compacted: true, config: compact },
+    { name: names.accounts, partitions: 1, compacted: true, config: compact },
+    { name: names.sessions, partitions: 1, compacted: true, config: compact },
+    { name: names.keyUsage, partitions: 1, compacted: true, config: compact },
   ];
 }

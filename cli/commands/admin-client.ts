@@ -15,7 +15,8 @@ export interface KeyInfo {
   revokedAt?: string | null;
 }
 
-async function call(s: ServiceFile, method: string, path: string, body?: unknown): Promise<Response> {
+/** One request to the running service's admin listener; a problem answer becomes a RacingError. */
+export async function call(s: ServiceFile, method: string, path: string, body?: unknown): Promise<Response> {
   const res = await fetch(`${s.adminUrl}/admin/v1${path}`, {
     method,
     headers: { 'x-admin-token': s.token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },

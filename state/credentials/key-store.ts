@@ -4,7 +4,9 @@
  * KeyStore takes effect at once in this process (the cache is per process: every instance that serves
  * requests must revoke through its own KeyStore, which is what the admin routes do).
  *
- * Store layout (under the StorePort handed in): `id/<keyId>` -> JSON record, `hash/<sha256 hex>` -> keyId.
+ * Store layout (under the StorePort handed in): `id/<keyId>` -> JSON record, `hash/<sha256 hex>` -> keyId,
+ * `used/<keyId>` -> ISO instant the key was last used. Keys created by the CLI have no account; keys
+ * created from the account page carry their account's id. Both are verified the same way.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { StorePort } from '../store-port.js';
@@ -17,6 +19,20 @@ export interface KeyRecord {
   createdAt: string;
   /** ISO 8601 UTC, null while the key is active */
   revokedAt: string | null;
+  /** The account that created the key on the account page; null for a key issued by an operator (CLI) */
+  accountId: string | null;
+}
+
+/** A key as its owner sees it on the account page. */
+export interface OwnedKey extends KeyRecord {
+  /** ISO 8601 UTC of the last request made with it (to within the usage flush interval); null if never */
+  lastUsedAt: string | null;
+}
+
+/** When a key was last used; replicated between API replicas in Kafka mode. */
+export interface KeyUsage {
+  id: string;
+  lastUsedAt: string;
 }
 
 /** The one response that carries the secret key. */
@@ -28,8 +44,10 @@ export interface CreatedKey {
 }
 
 /** A key as stored and replicated: the record plus the SHA-256 hash of the key (never the key). */
-export interface StoredKey extends KeyRecord {
+export interface StoredKey extends Omit<KeyRecord, 'accountId'> {
   hash: string;
+  /** absent in records written before keys could belong to accounts */
+  accountId?: string | null;
 }
 
 export interface KeyStoreOptions {
@@ -39,6 +57,8 @@ export interface KeyStoreOptions {
   cacheSize?: number;
   /** Called with each created or revoked record after it is stored (Kafka mode: replicate it to the keys topic). */
   publish?: (stored: StoredKey) => Promise<void>;
+  /** Called with the usage records of each flush (Kafka mode: replicate them to the key-usage topic). */
+  publishUsage?: (usage: KeyUsage) => Promise<void>;
 }
 
 export const KEY_PREFIX = 'rk_';
@@ -68,21 +88,28 @@ export class KeyStore {
   readonly #revoked = new Set<string>();
 
   readonly #publish: ((stored: StoredKey) => Promise<void>) | undefined;
+  readonly #publishUsage: ((usage: KeyUsage) => Promise<void>) | undefined;
+  /**
+   * Key id -> epoch ms of its latest use not yet written. Requests only touch this map; `flushUsage`
+   * writes it in one batch, so "last used" costs no store write per request.
+   */
+  readonly #pendingUsage = new Map<string, number>();
 
   constructor(store: StorePort, options: KeyStoreOptions = {}) {
     this.#store = store;
     this.#publish = options.publish;
+    this.#publishUsage = options.publishUsage;
     this.#clock = options.clock ?? Date.now;
     this.#cacheSize = options.cacheSize ?? 10_000;
   }
 
-  /** Creates a key; the returned `key` is the only copy of the secret. */
-  async create(name: string): Promise<CreatedKey> {
+  /** Creates a key (of an account, from the account page); the returned `key` is the only copy of the secret. */
+  async create(name: string, options: { accountId?: string } = {}): Promise<CreatedKey> {
     const key = KEY_PREFIX + randomBytes(32).toString('base64url');
     const id = KEY_ID_PREFIX + randomBytes(10).toString('hex');
     const hash = hashKey(key);
     const createdAt = new Date(this.#clock()).toISOString();
-    const stored: StoredKey = { id, name, createdAt, revokedAt: null, hash };
+    const stored: StoredKey = { id, name, createdAt, revokedAt: null, hash, accountId: options.accountId ?? null };
     await this.#store.batch([
       { type: 'put', key: `id/${id}`, value: Buffer.from(JSON.stringify(stored)) },
       { type: 'put', key: `hash/${hash}`, value: Buffer.from(id) },
@@ -160,9 +187,61 @@ export class KeyStore {
     for await (const [, value] of this.#store.entries({ gte: 'id/', lt: 'id0' })) {
       out.push(publicRecord(JSON.parse(value.toString()) as StoredKey));
     }
-    return out.sort((a, b) =>
-      a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
-    );
+    return out.sort(byCreatedThenId);
+  }
+
+  /** One key by id (active or revoked), or undefined. */
+  async get(id: string): Promise<KeyRecord | undefined> {
+    if (!isKeyId(id)) return undefined;
+    const stored = await this.#read(id);
+    return stored ? publicRecord(stored) : undefined;
+  }
+
+  /**
+   * The keys an account created, with when each was last used, ordered by createdAt then id. A scan of
+   * every key: an account page is viewed rarely and the key count is small next to a scan's speed.
+   */
+  async listForAccount(accountId: string): Promise<OwnedKey[]> {
+    const owned = (await this.list()).filter((k) => k.accountId === accountId);
+    const used = await this.#store.getMany(owned.map((k) => `used/${k.id}`));
+    return owned.map((k, i) => {
+      const stored = used[i] ? Date.parse(used[i]!.toString()) : undefined;
+      const pending = this.#pendingUsage.get(k.id);
+      const last = Math.max(stored ?? -Infinity, pending ?? -Infinity);
+      return { ...k, lastUsedAt: Number.isFinite(last) ? new Date(last).toISOString() : null };
+    });
+  }
+
+  /** Notes that a key was used now. Memory only; `flushUsage` persists it. */
+  touch(id: string): void {
+    this.#pendingUsage.set(id, this.#clock());
+  }
+
+  /** Writes the usage noted since the last flush in one batch (and publishes it in Kafka mode). */
+  async flushUsage(): Promise<number> {
+    if (this.#pendingUsage.size === 0) return 0;
+    const pending = [...this.#pendingUsage];
+    this.#pendingUsage.clear();
+    const usage = pending.map(([id, ms]) => ({ id, lastUsedAt: new Date(ms).toISOString() }));
+    try {
+      await this.#store.batch(
+        usage.map((u) => ({ type: 'put', key: `used/${u.id}`, value: Buffer.from(u.lastUsedAt) })),
+      );
+    } catch (e) {
+      // Keep what was not written for the next flush, unless a newer use has been noted since.
+      for (const [id, ms] of pending) if (!this.#pendingUsage.has(id)) this.#pendingUsage.set(id, ms);
+      throw e;
+    }
+    for (const u of usage) await this.#publishUsage?.(u);
+    return usage.length;
+  }
+
+  /** Applies usage replicated from another replica: the later of the two instants wins. */
+  async applyReplicatedUsage(usage: KeyUsage): Promise<void> {
+    if (!isKeyId(usage.id) || Number.isNaN(Date.parse(usage.lastUsedAt))) return;
+    const current = await this.#store.get(`used/${usage.id}`);
+    if (current && Date.parse(current.toString()) >= Date.parse(usage.lastUsedAt)) return;
+    await this.#store.put(`used/${usage.id}`, Buffer.from(usage.lastUsedAt));
   }
 
   async #read(id: string): Promise<StoredKey | undefined> {
@@ -172,5 +251,9 @@ export class KeyStore {
 }
 
 function publicRecord(s: StoredKey): KeyRecord {
-  return { id: s.id, name: s.name, createdAt: s.createdAt, revokedAt: s.revokedAt };
+  return { id: s.id, name: s.name, createdAt: s.createdAt, revokedAt: s.revokedAt, accountId: s.accountId ?? null };
+}
+
+function byCreatedThenId(a: KeyRecord, b: KeyRecord): number {
+  return a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }

@@ -20,6 +20,9 @@ const padMs = (ms: number) => String(ms).padStart(15, '0');
 export type RowDecoder = (value: Buffer) => Promise<AnalyticsRow>;
 
 export class LevelReadModel implements ReadModel {
+  /** Bumped after every write is applied: the API's response cache keys on it. */
+  #revision = 0;
+
   constructor(
     private readonly store: StorePort,
     private readonly decodeRow: RowDecoder,
@@ -31,9 +34,7 @@ export class LevelReadModel implements ReadModel {
    * Applies a batch of events atomically; later events of the same race win by rule (newer card,
    * newer result). Rows are stored as the topic's bytes and decoded when read.
    */
-  async apply(
-    events: readonly ViewEvent[],
-  ): Promise<void> {
+  async apply(events: readonly ViewEvent[]): Promise<void> {
     const races = new Map<string, StoredRace>();
     const before = new Map<string, RaceCard | null>();
     const ids = [...new Set(events.flatMap((e) => (e.kind === 'row' ? [] : [e.value.raceId])))];
@@ -79,11 +80,17 @@ export class LevelReadModel implements ReadModel {
       }
     }
     if (ops.length > 0) await this.store.batch(ops);
+    this.#revision++;
   }
 
   /** Drops everything (before a rebuild). */
   async clear(): Promise<void> {
     await this.store.clear();
+    this.#revision++;
+  }
+
+  revision(): number {
+    return this.#revision;
   }
 
   // ---- reads (API) ----

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../../api/app.js';
+import { buildAdminApp } from '../../api/admin-app.js';
 import { canonicalJson } from '../../api/canonical-json.js';
-import { apiConfig } from '../../api/config.js';
+import { AccountStore } from '../../state/credentials/account-store.js';
 import { KeyStore } from '../../state/credentials/key-store.js';
 import { silentLogger } from '../../domain/logger.js';
 import { sampleReadModel } from '../support/fake-read-model.js';
@@ -13,7 +13,7 @@ beforeEach(async () => {
   h = await harness({ admin: true });
 });
 afterEach(async () => {
-  await h.app.close();
+  await h.close();
 });
 
 const admin = { 'x-admin-token': ADMIN_TOKEN };
@@ -23,39 +23,37 @@ const ROUTES = [
   { method: 'GET', url: '/admin/v1/keys' },
   { method: 'DELETE', url: '/admin/v1/keys/key_00000000000000000000' },
   { method: 'GET', url: '/admin/v1/export/analytics' },
+  { method: 'GET', url: '/admin/v1/accounts' },
+  { method: 'POST', url: '/admin/v1/accounts/grant', payload: { email: 'a@example.com' } },
+  { method: 'POST', url: '/admin/v1/accounts/revoke', payload: { email: 'a@example.com' } },
 ] as const;
 
 describe('admin token', () => {
   it.each(ROUTES)('$method $url: 401 without the token, with a wrong one, or with an API key', async (route) => {
-    const missing = await h.inject({ ...route });
+    const missing = await h.adminInject({ ...route });
     expect(missing.statusCode).toBe(401);
     expect(problemOf(missing)['code']).toBe('missing_api_key');
-    const wrong = await h.inject({ ...route, headers: { 'x-admin-token': `${ADMIN_TOKEN}x` } });
+    const wrong = await h.adminInject({ ...route, headers: { 'x-admin-token': `${ADMIN_TOKEN}x` } });
     expect(wrong.statusCode).toBe(401);
     expect(problemOf(wrong)['code']).toBe('invalid_api_key');
-    const apiKey = await h.inject({ ...route, headers: { 'x-api-key': h.key } });
+    const apiKey = await h.adminInject({ ...route, headers: { 'x-api-key': h.key } });
     expect(apiKey.statusCode).toBe(401);
   });
 
-  it('admin routes do not exist without admin deps', async () => {
-    const h2 = await harness();
-    try {
-      const res = await h2.inject({ method: 'GET', url: '/admin/v1/keys', headers: admin });
-      expect(res.statusCode).toBe(404);
-      expect(problemOf(res)['code']).toBe('not_found');
-    } finally {
-      await h2.app.close();
-    }
+  it.each(ROUTES)('$method $url is not served by the public app, token or not', async (route) => {
+    const res = await h.inject({ ...route, headers: admin });
+    expect(res.statusCode).toBe(404);
+    expect(problemOf(res)['code']).toBe('not_found');
   });
 
   it('refuses a short admin token at build time', () => {
     expect(() =>
-      buildApp({
+      buildAdminApp({
         readModel: sampleReadModel(),
         keys: new KeyStore(memoryStore()),
-        config: apiConfig(),
+        accounts: new AccountStore(memoryStore()),
         logger: silentLogger(),
-        admin: { token: 'short' },
+        token: 'short',
       }),
     ).toThrow(/at least 16 characters/);
   });
@@ -63,7 +61,7 @@ describe('admin token', () => {
 
 describe('admin keys', () => {
   it('creates a key that works at once, lists it without the secret, revokes it at once', async () => {
-    const created = await h.inject({
+    const created = await h.adminInject({
       method: 'POST',
       url: '/admin/v1/keys',
       headers: admin,
@@ -77,35 +75,35 @@ describe('admin keys', () => {
     expect(body.key).toMatch(/^rk_/);
     expect((await h.get('/api/v1/races', body.key)).statusCode).toBe(200);
 
-    const list = await h.inject({ method: 'GET', url: '/admin/v1/keys', headers: admin });
+    const list = await h.adminInject({ method: 'GET', url: '/admin/v1/keys', headers: admin });
     expect(list.statusCode).toBe(200);
     const keys = (list.json() as { keys: { id: string; name: string; revokedAt: string | null }[] }).keys;
     expect(keys.map((k) => k.name).sort()).toEqual(['cli user', 'test']);
     expect(list.body).not.toContain(body.key);
 
-    const del = await h.inject({ method: 'DELETE', url: `/admin/v1/keys/${body.id}`, headers: admin });
+    const del = await h.adminInject({ method: 'DELETE', url: `/admin/v1/keys/${body.id}`, headers: admin });
     expect(del.statusCode).toBe(204);
     expect(del.body).toBe('');
     expect(problemOf(await h.get('/api/v1/races', body.key))['code']).toBe('invalid_api_key');
     // Idempotent.
-    expect((await h.inject({ method: 'DELETE', url: `/admin/v1/keys/${body.id}`, headers: admin })).statusCode).toBe(
-      204,
-    );
-    const after = (await h.inject({ method: 'GET', url: '/admin/v1/keys', headers: admin })).json() as {
+    expect(
+      (await h.adminInject({ method: 'DELETE', url: `/admin/v1/keys/${body.id}`, headers: admin })).statusCode,
+    ).toBe(204);
+    const after = (await h.adminInject({ method: 'GET', url: '/admin/v1/keys', headers: admin })).json() as {
       keys: { id: string; revokedAt: string | null }[];
     };
     expect(after.keys.find((k) => k.id === body.id)!.revokedAt).not.toBeNull();
   });
 
   it('404 for an unknown id, 400 for a malformed one', async () => {
-    const unknown = await h.inject({
+    const unknown = await h.adminInject({
       method: 'DELETE',
       url: '/admin/v1/keys/key_ffffffffffffffffffff',
       headers: admin,
     });
     expect(unknown.statusCode).toBe(404);
     expect(problemOf(unknown)['code']).toBe('not_found');
-    const bad = await h.inject({ method: 'DELETE', url: '/admin/v1/keys/nope', headers: admin });
+    const bad = await h.adminInject({ method: 'DELETE', url: '/admin/v1/keys/nope', headers: admin });
     expect(bad.statusCode).toBe(400);
     expect(problemOf(bad)).toMatchObject({ code: 'validation_failed', errors: [{ in: 'path', name: 'id' }] });
   });
@@ -113,7 +111,7 @@ describe('admin keys', () => {
   it.each([{}, { name: '' }, { name: 'a', extra: true }, { name: 'x'.repeat(201) }])(
     '400 for the body %j',
     async (payload) => {
-      const res = await h.inject({ method: 'POST', url: '/admin/v1/keys', headers: admin, payload });
+      const res = await h.adminInject({ method: 'POST', url: '/admin/v1/keys', headers: admin, payload });
       expect(res.statusCode).toBe(400);
       expect(problemOf(res)['code']).toBe('validation_failed');
     },
@@ -122,7 +120,7 @@ describe('admin keys', () => {
 
 describe('GET /admin/v1/export/analytics', () => {
   it('streams every row as canonical NDJSON, ordered by raceId then horseId', async () => {
-    const res = await h.inject({ method: 'GET', url: '/admin/v1/export/analytics', headers: admin });
+    const res = await h.adminInject({ method: 'GET', url: '/admin/v1/export/analytics', headers: admin });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/x-ndjson/);
     expect(res.body.endsWith('\n')).toBe(true);

@@ -85,7 +85,13 @@ describe('KeyStore', () => {
     const b = await ks.create('b');
     expect(a.key).not.toBe(b.key);
     expect(a.id).not.toBe(b.id);
-    expect(await ks.verify(a.key)).toEqual({ id: a.id, name: 'a', createdAt: a.createdAt, revokedAt: null });
+    expect(await ks.verify(a.key)).toEqual({
+      id: a.id,
+      name: 'a',
+      createdAt: a.createdAt,
+      revokedAt: null,
+      accountId: null,
+    });
     expect(await ks.verify(`${a.key.slice(0, -1)}${a.key.endsWith('A') ? 'B' : 'A'}`)).toBeUndefined();
     expect(await ks.verify('')).toBeUndefined();
   });
@@ -98,7 +104,13 @@ describe('KeyStore', () => {
     expect(await ks.verify(a.key)).toBeDefined(); // cached now
     now += 1000;
     const revoked = await ks.revoke(a.id);
-    expect(revoked).toEqual({ id: a.id, name: 'a', createdAt: a.createdAt, revokedAt: '2024-01-01T00:00:01.000Z' });
+    expect(revoked).toEqual({
+      id: a.id,
+      name: 'a',
+      createdAt: a.createdAt,
+      revokedAt: '2024-01-01T00:00:01.000Z',
+      accountId: null,
+    });
     expect(await ks.verify(a.key)).toBeUndefined();
     expect(await ks.revoke(a.id)).toEqual(revoked);
     expect(await new KeyStore(store).verify(a.key)).toBeUndefined();
@@ -147,7 +159,8 @@ describe('KeyStore', () => {
     const list = await ks.list();
     const earlies = [early1, early2].sort((x, y) => (x.id < y.id ? -1 : 1)).map((k) => k.id);
     expect(list.map((k) => k.id)).toEqual([...earlies, late.id]);
-    for (const rec of list) expect(Object.keys(rec).sort()).toEqual(['createdAt', 'id', 'name', 'revokedAt']);
+    for (const rec of list)
+      expect(Object.keys(rec).sort()).toEqual(['accountId', 'createdAt', 'id', 'name', 'revokedAt']);
     expect(list[2]!.revokedAt).not.toBeNull();
     expect(JSON.stringify(list)).not.toContain(hashKey(late.key));
   });

@@ -82,6 +82,10 @@ describe('problem+json', () => {
       broker_unreachable: 500,
       registry_unreachable: 500,
       internal: 500,
+      access_not_granted: 403,
+      method_not_allowed: 405,
+      csrf_failed: 403,
+      invalid_credentials: 401,
     };
     for (const [code, status] of Object.entries(expected)) expect(httpStatusOf(code as ErrorCode)).toBe(status);
   });

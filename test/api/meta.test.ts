@@ -5,12 +5,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../api/app.js';
 import { apiConfig } from '../../api/config.js';
 import { buildDataDictionary, TOPOLOGY_ATTRIBUTION } from '../../api/data-dictionary.js';
+import { AccountStore } from '../../state/credentials/account-store.js';
 import { KeyStore } from '../../state/credentials/key-store.js';
+import { SessionStore } from '../../state/credentials/session-store.js';
 import { codeTables } from '../../domain/codes.js';
 import { silentLogger } from '../../domain/logger.js';
 import { FakeReadModel, IDS, NOW, sampleReadModel } from '../support/fake-read-model.js';
 import { memoryStore } from '../support/memory-store.js';
-import { ADMIN_TOKEN, type Harness, harness } from './harness.js';
+import { type Harness, harness } from './harness.js';
 
 const avsc = JSON.parse(readFileSync(join(import.meta.dirname, '../../schemas/AnalyticsRow.avsc'), 'utf8')) as {
   fields: { name: string; type: unknown }[];
@@ -90,15 +92,19 @@ describe('GET /api/v1/openapi.json', () => {
   it('lists every registered route (and nothing else) with its security', async () => {
     // Capture the routes an app really registers, independently of the document generator.
     const seen: string[] = [];
+    const store = memoryStore();
     const app = buildApp({
       readModel: sampleReadModel(),
-      keys: new KeyStore(memoryStore()),
+      keys: new KeyStore(store.sub('k/')),
+      accounts: new AccountStore(store.sub('a/')),
+      sessions: new SessionStore(store.sub('s/')),
       config: apiConfig(),
       logger: silentLogger(),
       clock: () => NOW,
-      admin: { token: ADMIN_TOKEN },
     });
     app.addHook('onRoute', (r: RouteOptions) => {
+      // The account pages are HTML for people, deliberately outside the API document.
+      if ((r.config as { access?: string } | undefined)?.access === 'page') return;
       for (const m of [r.method].flat())
         if (m !== 'HEAD') seen.push(`${m.toLowerCase()} ${r.url.replace(/:(\w+)/g, '{$1}')}`);
     });
@@ -118,16 +124,18 @@ describe('GET /api/v1/openapi.json', () => {
         'get /api/v1/openapi.json',
         'get /api/v1/data-dictionary',
         'get /api/v1/health',
-        'post /admin/v1/keys',
-        'get /admin/v1/keys',
-        'delete /admin/v1/keys/{id}',
-        'get /admin/v1/export/analytics',
       ].sort(),
     );
-    expect(doc.paths['/api/v1/races/{raceId}']!['get']!.security).toEqual([{ ApiKey: [] }]);
+    // A key or a signed-in session; admin routes live on their own listener and are not documented here.
+    expect(doc.paths['/api/v1/races/{raceId}']!['get']!.security).toEqual([{ ApiKey: [] }, { Session: [] }]);
     expect(doc.paths['/api/v1/demo']!['get']!.security).toEqual([]);
-    expect(doc.paths['/admin/v1/keys']!['post']!.security).toEqual([{ AdminToken: [] }]);
     expect(doc.components.securitySchemes['ApiKey']).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Api-Key' });
+    expect(doc.components.securitySchemes['Session']).toMatchObject({
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'racing_session',
+    });
+    expect(doc.components.securitySchemes['AdminToken']).toBeUndefined();
   });
 
   it('documents response schemas, parameters and error responses; every $ref resolves', async () => {
@@ -138,7 +146,8 @@ describe('GET /api/v1/openapi.json', () => {
         'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/AnalyticsRow' } } },
       },
     });
-    for (const status of ['304', '400', '401', '404', '429', '500']) expect(analytics.responses).toHaveProperty(status);
+    for (const status of ['304', '400', '401', '403', '404', '429', '500'])
+      expect(analytics.responses).toHaveProperty(status);
     expect(analytics.parameters).toEqual([expect.objectContaining({ name: 'raceId', in: 'path', required: true })]);
     const days = doc.paths['/api/v1/race-days']!['get']!;
     expect(days.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(['query:from', 'query:to']);

@@ -42,13 +42,21 @@ describe('rate limits per key', () => {
     expect((await h.get('/api/v1/races', h.key)).statusCode).toBe(200);
   });
 
-  it('does not limit or decorate keyless public endpoints', async () => {
-    h = await harness({ requestsPerMinute: 1 });
-    for (let i = 0; i < 3; i++) {
-      const res = await h.get('/api/v1/health');
+  it('limits keyless endpoints per client address instead, separately from any key', async () => {
+    h = await harness({ requestsPerMinute: 1, perAddressPerMinute: 3 });
+    for (const url of ['/api/v1/health', '/api/v1/demo', '/api/v1/openapi.json']) {
+      const res = await h.get(url, h.key);
       expect(res.statusCode).toBe(200);
-      expect(res.headers['ratelimit-limit']).toBeUndefined();
+      expect(res.headers['ratelimit-limit']).toBe('3');
     }
+    const over = await h.app.inject({ method: 'GET', url: '/api/v1/data-dictionary' });
+    expect(over.statusCode).toBe(429);
+    expect(problemOf(over)).toMatchObject({ code: 'rate_limited' });
+    expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
+    // Another address has its own budget; the key's own budget was not touched by the keyless calls.
+    const other = await h.app.inject({ method: 'GET', url: '/api/v1/health', remoteAddress: '192.0.2.7' });
+    expect(other.statusCode).toBe(200);
+    expect((await h.get('/api/v1/races', h.key)).statusCode).toBe(200);
   });
 
   it('RateLimiter: remaining counts down, reset is whole seconds, at least 1', () => {

@@ -1,0 +1,137 @@
+/**
+ * Serialised GET responses kept in memory, so a hot route answers with bytes already built, hashed and
+ * compressed instead of reading, sorting, serialising and hashing on every request.
+ *
+ * Correctness rests on the read model's revision (ReadModel.revision): an entry remembers the revision
+ * it was built from (read before building, so a change racing the build leaves the entry stale, never
+ * wrong) and is rebuilt once the revision moves. Entries that do not depend on data (the OpenAPI
+ * document, the data dictionary) never go stale. A read model without a revision gets no caching, only
+ * the same negotiation and ETags. The bytes come from the route's own response serializer, so the cache
+ * knows nothing of the fields it holds.
+ *
+ * Concurrent misses of one key share one build; compressed variants are made on first demand, once.
+ * Memory is bounded by total bytes, least recently used first out.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { COMPRESSION_THRESHOLD, compress, type Encoding, negotiateEncoding } from './compression.js';
+import { etagOf, ifNoneMatchMatches } from './etag.js';
+
+interface Variant {
+  body: Buffer;
+  etag: string;
+}
+
+interface Entry {
+  /** read-model revision the entry was built from; undefined: does not depend on data */
+  revision: number | undefined;
+  identity: Variant;
+  encoded: Partial<Record<Exclude<Encoding, 'identity'>, Promise<Variant>>>;
+  bytes: number;
+}
+
+export interface ResponseCacheOptions {
+  /** The read model's revision, or undefined when it cannot tell (then data entries are never reused). */
+  revision: () => number | undefined;
+  /** Upper bound of the identity bytes held (compressed variants add at most about as much again). */
+  maxBytes?: number;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export class ResponseCache {
+  readonly #revision: () => number | undefined;
+  readonly #maxBytes: number;
+  readonly #entries = new Map<string, Entry>();
+  readonly #building = new Map<string, Promise<Entry>>();
+  #bytes = 0;
+
+  constructor(options: ResponseCacheOptions) {
+    this.#revision = options.revision;
+    this.#maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+  }
+
+  /**
+   * Sends the 200 JSON response for `key`, building it with `build` (whose value the route's response
+   * schema serialises) when there is no current entry. Errors thrown by `build` reach the caller (and
+   * every request waiting on the same build) and nothing is cached.
+   */
+  async send(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    key: string,
+    build: () => Promise<unknown>,
+    options: { static?: boolean } = {},
+  ): Promise<FastifyReply> {
+    const entry = await this.#entry(reply, key, build, options.static === true);
+    const encoding =
+      entry.identity.body.length >= COMPRESSION_THRESHOLD
+        ? negotiateEncoding(request.headers['accept-encoding'])
+        : 'identity';
+    const variant = encoding === 'identity' ? entry.identity : await this.#encoded(entry, encoding);
+    reply.header('etag', variant.etag);
+    reply.header('vary', 'Accept-Encoding');
+    if (ifNoneMatchMatches(request.headers['if-none-match'], variant.etag)) return reply.code(304).send();
+    if (encoding !== 'identity') reply.header('content-encoding', encoding);
+    return reply.type(JSON_TYPE).send(variant.body);
+  }
+
+  /** Entries held and their identity bytes (for tests and diagnostics). */
+  stats(): { entries: number; bytes: number } {
+    return { entries: this.#entries.size, bytes: this.#bytes };
+  }
+
+  async #entry(reply: FastifyReply, key: string, build: () => Promise<unknown>, isStatic: boolean): Promise<Entry> {
+    const revision = isStatic ? undefined : this.#revision();
+    const current = this.#entries.get(key);
+    if (current && (isStatic || (revision !== undefined && current.revision === revision))) {
+      // Refresh recency for the LRU.
+      this.#entries.delete(key);
+      this.#entries.set(key, current);
+      return current;
+    }
+    const buildKey = `${revision ?? 'x'}\u0000${key}`;
+    let pending = this.#building.get(buildKey);
+    if (!pending) {
+      pending = (async () => {
+        const body = Buffer.from(reply.serialize(await build()) as string);
+        const entry: Entry = { revision, identity: { body, etag: etagOf(body) }, encoded: {}, bytes: body.length };
+        if (isStatic || revision !== undefined) this.#store(key, entry);
+        return entry;
+      })();
+      this.#building.set(buildKey, pending);
+      pending.then(
+        () => this.#building.delete(buildKey),
+        () => this.#building.delete(buildKey),
+      );
+    }
+    return pending;
+  }
+
+  #encoded(entry: Entry, encoding: Exclude<Encoding, 'identity'>): Promise<Variant> {
+    let variant = entry.encoded[encoding];
+    if (!variant) {
+      variant = compress(entry.identity.body, encoding).then((body) => {
+        entry.bytes += body.length;
+        return { body, etag: etagOf(body) };
+      });
+      entry.encoded[encoding] = variant;
+    }
+    return variant;
+  }
+
+  #store(key: string, entry: Entry): void {
+    const old = this.#entries.get(key);
+    if (old) {
+      this.#bytes -= old.identity.body.length;
+      this.#entries.delete(key);
+    }
+    if (entry.identity.body.length > this.#maxBytes) return;
+    this.#entries.set(key, entry);
+    this.#bytes += entry.identity.body.length;
+    for (const [k, e] of this.#entries) {
+      if (this.#bytes <= this.#maxBytes) break;
+      this.#entries.delete(k);
+      this.#bytes -= e.identity.body.length;
+    }
+  }
+}
