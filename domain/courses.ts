@@ -2,11 +2,18 @@
  * Racecourses the generator races at: every current British and Irish course, the AW tracks as their
  * own variants (as the Racing Post and the BHA treat them), the British courses that closed after 1988,
  * and a handful of international tracks. Facts are public knowledge (direction, surfaces, what is
- * staged); fixture counts and draw-bias factors are rounded modelling inputs, documented in
- * docs/generator.md. Dates marked `~` there are approximate to the month.
+ * staged; shape, lengths, operator and siblings in course-facts.ts; the Course versions in course-records.ts); fixture counts and draw-bias
+ * factors are rounded modelling inputs, documented in docs/generator.md. Dates marked `~` there are
+ * approximate to the month.
  */
-import type { Course } from './avro-types.generated.js';
 import type { Discipline, Surface } from './codes.js';
+import {
+  COURSE_FACTS,
+  type CourseFacts,
+  siblingCodes,
+  type StartPositionFact,
+  type TrackShape,
+} from './course-facts.js';
 import { makeId } from './ids.js';
 
 export type CourseRegion = 'GB' | 'IRE' | 'INT';
@@ -31,6 +38,16 @@ export interface CourseInfo {
   /** 'AW' for a separate all-weather track, 'July' for Newmarket's July Course; null for the main track. */
   readonly trackVariant: string | null;
   readonly direction: CourseDirection;
+  readonly shape: TrackShape;
+  /** one circuit in yards (the round course of a horseshoe); null unknown or straight only */
+  readonly circuitLengthYards: number | null;
+  /** the run-in (home straight) in yards, or the straight course of a straight-only track; null unknown */
+  readonly straightLengthYards: number | null;
+  /** the present-day racecourse group (not dated); '' unknown */
+  readonly operator: string;
+  /** codes of the other courses at the same venue (course-facts.ts VENUES) */
+  readonly siblingCodes: readonly string[];
+  readonly startPositions: readonly StartPositionFact[];
   /** IANA time zone of the course (off times are local there). */
   readonly zone: string;
   /**
@@ -94,6 +111,8 @@ function turf(from: string = START): CourseSurfacePeriod[] {
 
 function make(code: string, name: string, country: string, region: CourseRegion, zone: string, s: Spec): CourseInfo {
   const open = s.open ?? [[START, null]];
+  const facts: CourseFacts | undefined = COURSE_FACTS[code];
+  if (!facts) throw new Error(`course-facts.ts has no entry for course ${code}`);
   return {
     code,
     name,
@@ -101,6 +120,8 @@ function make(code: string, name: string, country: string, region: CourseRegion,
     region,
     trackVariant: s.variant ?? null,
     direction: s.dir,
+    ...facts,
+    siblingCodes: siblingCodes(code),
     zone,
     surfaceHistory: s.surfaces ?? turf(open[0]![0]),
     flat: s.flat ?? 0,
@@ -369,7 +390,7 @@ const INT: CourseInfo[] = [
     flat: 14,
     grade: 1,
     open: [['2010-01-28', null]],
-    surfaces: [...turf('2010-01-28'), aw('2010-01-28', 'Tapeta')],
+    surfaces: [...turf('2010-01-28'), aw('2010-01-28', 'Tapeta'), aw('2014-11-01', 'Dirt')],
     months: [2, 2, 2, 0.5, 0, 0, 0, 0, 0, 0, 0.5, 1],
     weekdays: [4, 5, 6],
     evening: 1,
@@ -458,27 +479,4 @@ export function courseDisciplines(c: CourseInfo): Discipline[] {
 export function courseStaging(c: CourseInfo): 'flat' | 'jumps' | 'mixed' {
   if (c.flat > 0 && c.jumps > 0) return 'mixed';
   return c.flat > 0 ? 'flat' : 'jumps';
-}
-
-/** The Course event for a course as known on `asOf` (YYYY-MM-DD): later surface changes left out. */
-export function courseRecord(c: CourseInfo, asOf?: string): Course {
-  const history = c.surfaceHistory.filter((p) => asOf === undefined || p.from <= asOf);
-  const surfaces = new Set(history.map((p) => p.surface));
-  return {
-    courseId: courseIdOf(c.code),
-    name: c.name,
-    country: c.country,
-    region: c.region,
-    trackVariant: c.trackVariant,
-    surfaceKind: surfaces.size > 1 ? 'mixed' : surfaces.has('aw') ? 'aw' : 'turf',
-    direction: c.direction,
-    disciplines: courseDisciplines(c),
-    surfaceHistory: history.map((p) => ({ from: p.from, surface: p.surface, description: p.description })),
-    topology: null,
-  };
-}
-
-/** Course events for every generator course, with their full surface history. */
-export function courseRecords(): Course[] {
-  return COURSES.map((c) => courseRecord(c));
 }

@@ -2,10 +2,13 @@
  * Validation of input events by rule. An invalid event is never applied: it goes to the dead-letter
  * topic with the reasons, and processing continues.
  */
-import type { Course, RaceCard, RaceResult } from './avro-types.generated.js';
-import { DISCIPLINES, SURFACES } from './codes.js';
+import type { Course, CourseTopology, RaceCard, RaceResult } from './avro-types.generated.js';
+import { DIRECTIONS, DISCIPLINES, SURFACES } from './codes.js';
+import { TRACK_SHAPES } from './course-facts.js';
 import { isId } from './ids.js';
 import { parseDate } from './time.js';
+import { PRODUCTS } from './topology/dem-grid.js';
+import { OSM_ATTRIBUTION } from './topology/measure.js';
 
 const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
 const isInstant = (x: unknown): boolean => isInt(x) && x > 0 && x < 8.64e15;
@@ -58,9 +61,113 @@ export function validateResult(r: RaceResult): string[] {
   return e;
 }
 
+const COURSE_REGIONS = ['GB', 'IRE', 'INT'];
+const SURFACE_KINDS = ['turf', 'aw', 'mixed'];
+const GEOMETRY_SOURCES = ['openstreetmap', 'file', 'generated'];
+const ELEVATION_SOURCES = ['dem', 'generated'];
+/** No course is longer than this (Aintree's National course is about 4,000 yards round). */
+const MAX_COURSE_YARDS = 12_000;
+
+/** null, or a whole number of yards in 1..MAX_COURSE_YARDS. */
+function badYards(x: unknown, what: string): string | undefined {
+  if (x === null || (isInt(x) && x > 0 && x <= MAX_COURSE_YARDS)) return undefined;
+  return `${what} ${JSON.stringify(x)} must be null (unknown) or a whole number of yards in 1..${MAX_COURSE_YARDS}`;
+}
+
 export function validateCourse(c: Course): string[] {
   const e: string[] = [];
   if (!isId('course', c.courseId)) e.push(`courseId ${JSON.stringify(c.courseId)} is not a course id`);
+  // 0 is the default a version written before versions carried publishedAt decodes with.
+  if (c.publishedAt !== 0 && !isInstant(c.publishedAt)) e.push('publishedAt is not a valid instant (or 0)');
   if (c.name.trim() === '') e.push('name is empty');
+  if (!COURSE_REGIONS.includes(c.region)) e.push(`region ${JSON.stringify(c.region)} must be one of GB, IRE, INT`);
+  if (!SURFACE_KINDS.includes(c.surfaceKind))
+    e.push(`surfaceKind ${JSON.stringify(c.surfaceKind)} must be one of ${SURFACE_KINDS.join(', ')}`);
+  if (c.direction !== 'unknown' && !(DIRECTIONS as readonly string[]).includes(c.direction))
+    e.push(`direction ${JSON.stringify(c.direction)} must be one of ${DIRECTIONS.join(', ')} or unknown`);
+  if (c.shape !== '' && !(TRACK_SHAPES as readonly string[]).includes(c.shape))
+    e.push(`shape ${JSON.stringify(c.shape)} must be one of ${TRACK_SHAPES.join(', ')} or "" (unknown)`);
+  for (const bad of [
+    badYards(c.circuitLengthYards, 'circuitLengthYards'),
+    badYards(c.straightLengthYards, 'straightLengthYards'),
+  ])
+    if (bad) e.push(bad);
+  c.siblingCourseIds.forEach((id, i) => {
+    if (!isId('course', id)) e.push(`siblingCourseIds[${i}] ${JSON.stringify(id)} is not a course id`);
+    else if (id === c.courseId) e.push(`siblingCourseIds[${i}] is the course itself`);
+    else if (i > 0 && !(c.siblingCourseIds[i - 1]! < id)) e.push('siblingCourseIds must be sorted and distinct');
+  });
+  c.startPositions.forEach((p, i) => {
+    if (!(isInt(p.distanceYards) && p.distanceYards > 0 && p.distanceYards <= MAX_COURSE_YARDS))
+      e.push(`startPositions[${i}].distanceYards must be a whole number of yards in 1..${MAX_COURSE_YARDS}`);
+  });
+  c.disciplines.forEach((d, i) => {
+    if (!(DISCIPLINES as readonly string[]).includes(d))
+      e.push(`disciplines[${i}] ${JSON.stringify(d)} must be one of ${DISCIPLINES.join(', ')}`);
+  });
+  c.surfaceHistory.forEach((p, i) => {
+    const at = `surfaceHistory[${i}]`;
+    if (parseDate(p.from) === undefined) e.push(`${at}.from ${JSON.stringify(p.from)} is not a YYYY-MM-DD date`);
+    else if (i > 0 && p.from < c.surfaceHistory[i - 1]!.from)
+      e.push(`${at}.from ${p.from} is before the previous entry's ${c.surfaceHistory[i - 1]!.from}: dates must ascend`);
+    if (!(SURFACES as readonly string[]).includes(p.surface))
+      e.push(`${at}.surface ${JSON.stringify(p.surface)} must be one of ${SURFACES.join(', ')}`);
+  });
+  if (c.topology !== null) e.push(...topologyProblems(c.topology));
+  return e;
+}
+
+const finite = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+
+function topologyProblems(t: CourseTopology): string[] {
+  const e: string[] = [];
+  for (const k of ['totalClimbM', 'undulationIndex', 'elevationRangeM'] as const)
+    if (!finite(t[k]) || t[k] < 0) e.push(`topology.${k} must be a finite number >= 0`);
+  if (t.circuitLengthM !== null && !(finite(t.circuitLengthM) && t.circuitLengthM > 0))
+    e.push('topology.circuitLengthM must be null or a finite number > 0');
+  if (t.totalDescentM !== null && !(finite(t.totalDescentM) && t.totalDescentM >= 0))
+    e.push('topology.totalDescentM must be null or a finite number >= 0');
+  // One message per list: a broken centreline of 400 points is one problem.
+  const badPoint = t.centreline.findIndex(
+    (q) => q.length !== 2 || !finite(q[0]) || !finite(q[1]) || Math.abs(q[0]) > 180 || Math.abs(q[1]) > 90,
+  );
+  if (badPoint >= 0) e.push(`topology.centreline[${badPoint}] must be [lon, lat] in degrees (finite, WGS84 range)`);
+  const badTurn = t.turns.findIndex(
+    (x) =>
+      !finite(x.startM) ||
+      !finite(x.endM) ||
+      x.endM < x.startM ||
+      !finite(x.headingChangeDeg) ||
+      !(finite(x.minRadiusM) && x.minRadiusM > 0) ||
+      ![1, 2, 3].includes(x.severity),
+  );
+  if (badTurn >= 0)
+    e.push(
+      `topology.turns[${badTurn}] needs finite startM <= endM, a finite headingChangeDeg, minRadiusM > 0 and severity 1..3`,
+    );
+  const badProfile = t.profile.findIndex(
+    (q, i) => !finite(q.distanceM) || !finite(q.heightM) || (i > 0 && q.distanceM < t.profile[i - 1]!.distanceM),
+  );
+  if (badProfile >= 0) e.push(`topology.profile[${badProfile}] needs finite numbers, distances ascending`);
+  const p = t.provenance;
+  if (p !== null) {
+    if (!GEOMETRY_SOURCES.includes(p.geometrySource))
+      e.push(`topology.provenance.geometrySource must be one of ${GEOMETRY_SOURCES.join(', ')}`);
+    if (!ELEVATION_SOURCES.includes(p.elevationSource))
+      e.push(`topology.provenance.elevationSource must be one of ${ELEVATION_SOURCES.join(', ')}`);
+    if (parseDate(p.measuredOn) === undefined)
+      e.push(`topology.provenance.measuredOn ${JSON.stringify(p.measuredOn)} is not a YYYY-MM-DD date`);
+    // Attribution of exactly the sources used (courses.md): the ODbL credit for OSM geometry, the
+    // product's credit for a named elevation model, none for generated data.
+    if (p.geometrySource === 'openstreetmap' && !t.attribution.includes(OSM_ATTRIBUTION))
+      e.push(`topology.attribution must include "${OSM_ATTRIBUTION}" when geometrySource is openstreetmap`);
+    for (const product of p.demProducts) {
+      const credit = Object.values(PRODUCTS).find((x) => x.name === product)?.attribution;
+      if (credit && !t.attribution.includes(credit))
+        e.push(`topology.attribution must include the ${product} credit "${credit}"`);
+    }
+    if (p.geometrySource === 'generated' && p.elevationSource === 'generated' && t.attribution.length > 0)
+      e.push('topology.attribution must be empty for generated geometry and elevation (no source to credit)');
+  }
   return e;
 }

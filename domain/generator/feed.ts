@@ -3,7 +3,8 @@
  * window until nothing generated later can precede them, then released in feed order. Memory is the
  * window (about three days of events) plus the living population.
  */
-import { COURSES, courseRecord } from '../courses.js';
+import { COURSE_LEAD_DAYS, courseChangeDates, courseRecord } from '../course-records.js';
+import { COURSES } from '../courses.js';
 import { MS_PER_DAY, parseDate } from '../time.js';
 import { Horses } from './horses.js';
 import { runMeeting, type World } from './meeting.js';
@@ -33,28 +34,32 @@ export function resolveOptions(o: GenerateOptions): ResolvedOptions {
   return { fromDay: from / MS_PER_DAY, toDay: to / MS_PER_DAY, seed, scale };
 }
 
-/** Course events: when a course's racing (re)starts in the range, and when a surface changes. */
+/**
+ * Course versions (docs/courses.md "Versions"): when a course's racing (re)starts in the range, and on
+ * each later change of its record (a surface period starts, a sibling track opens). Each is published
+ * at 00:00 UTC COURSE_LEAD_DAYS before its date, so it precedes every card it applies to, and carries
+ * the course's demo topology.
+ */
 function courseEvents(fromDay: number, toDay: number): Map<number, FeedEvent[]> {
   const byDay = new Map<number, FeedEvent[]>();
-  const add = (day: number, code: string, asOf: string) => {
-    const c = COURSES.find((x) => x.code === code)!;
-    const publishedAt = (day - 3) * MS_PER_DAY;
-    const list = byDay.get(day) ?? [];
-    list.push({ kind: 'course', publishedAt, value: courseRecord(c, asOf) });
-    byDay.set(day, list);
-  };
   for (const c of COURSES) {
+    const days = new Set<number>();
     for (const [openFrom, openTo] of c.open) {
       const start = parseDate(openFrom)! / MS_PER_DAY;
       const end = openTo === null ? Number.POSITIVE_INFINITY : parseDate(openTo)! / MS_PER_DAY;
-      if (end < fromDay || start > toDay) continue;
-      const day = Math.max(start, fromDay);
-      add(day, c.code, dayInfo(day).date);
+      if (end >= fromDay && start <= toDay) days.add(Math.max(start, fromDay));
     }
-    for (const p of c.surfaceHistory) {
-      const day = parseDate(p.from)! / MS_PER_DAY;
-      const openAtStart = c.open.some(([f]) => f === p.from);
-      if (day > fromDay && day <= toDay && !openAtStart) add(day, c.code, p.from);
+    if (days.size === 0) continue;
+    const first = Math.min(...days);
+    for (const date of courseChangeDates(c)) {
+      const day = parseDate(date)! / MS_PER_DAY;
+      if (day > first && day <= toDay) days.add(day);
+    }
+    for (const day of days) {
+      const publishedAt = (day - COURSE_LEAD_DAYS) * MS_PER_DAY;
+      const list = byDay.get(day) ?? [];
+      list.push({ kind: 'course', publishedAt, value: courseRecord(c, dayInfo(day).date, publishedAt) });
+      byDay.set(day, list);
     }
   }
   return byDay;

@@ -180,7 +180,8 @@ export function cmp(a: string, b: string): number {
 /**
  * One course record per CourseId seen. Name and country from the course's latest race (a course can be
  * renamed: id 869 is `Bahrain (BHR)` then `Sakhir (BHR)`); surfaces and disciplines from every race;
- * one surface-history entry from the date of its first race; published 1 ms before its first card.
+ * one surface-history entry from the date of its first race; siblings are the other ids at its venue
+ * (venueKey); published 1 ms before its first card.
  */
 export function buildCourses(races: BuiltRace[], ids: IdCache): PublishableEvent[] {
   interface Acc {
@@ -213,19 +214,38 @@ export function buildCourses(races: BuiltRace[], ids: IdCache): PublishableEvent
     acc.surfaceTexts.add(r.surfaceText);
     acc.disciplines.add(r.card.discipline);
   }
+  // Sibling ids: other course ids at the same venue (Newcastle and Newcastle (AW)).
+  const venues = new Map<string, string[]>();
+  for (const acc of byCourse.values()) {
+    const key = venueKey(acc.latest.courseName);
+    venues.set(key, [...(venues.get(key) ?? []), ids.get('course', sourceKeys.course(acc.courseSourceId))]);
+  }
   const out: PublishableEvent[] = [];
   for (const acc of byCourse.values()) {
     const name = acc.latest.courseName;
     const ident = courseIdentity(name);
+    const courseId = ids.get('course', sourceKeys.course(acc.courseSourceId));
     const surfaceKind = acc.surfaces.size > 1 ? 'mixed' : [...acc.surfaces][0]!;
+    const publishedAt = acc.first.card.publishedAt - COURSE_LEAD_MS;
+    // Course v2's facts the files do not hold (direction, operator, shape, lengths, starts) stay unknown.
     const course: Course = {
-      courseId: ids.get('course', sourceKeys.course(acc.courseSourceId)),
+      courseId,
+      publishedAt,
       name,
       country: ident.country,
       region: ident.region,
       trackVariant: ident.trackVariant,
+      siblingCourseIds: venues
+        .get(venueKey(name))!
+        .filter((id) => id !== courseId)
+        .sort(cmp),
+      operator: '',
       surfaceKind,
       direction: 'unknown',
+      shape: '',
+      circuitLengthYards: null,
+      straightLengthYards: null,
+      startPositions: [],
       disciplines: (DISCIPLINES as readonly string[]).filter((d) => acc.disciplines.has(d as Discipline)),
       surfaceHistory: [
         {
@@ -239,9 +259,19 @@ export function buildCourses(races: BuiltRace[], ids: IdCache): PublishableEvent
     const errors = validateCourse(course);
     // Unreachable: the id comes from makeId and a blank CourseName is rejected per row.
     if (errors.length > 0) throw new Error(`course ${acc.courseSourceId}: ${errors.join('; ')}`);
-    out.push({ kind: 'course', publishedAt: acc.first.card.publishedAt - COURSE_LEAD_MS, value: course });
+    out.push({ kind: 'course', publishedAt, value: course });
   }
   return out;
+}
+
+/**
+ * The venue of a course name: the name without its parenthesised suffixes, and the country without
+ * `-ARAB` (an Arabian card at a track is the same venue). `Newcastle`, `Newcastle (AW)` share one;
+ * `Newcastle (AUS)` is another.
+ */
+export function venueKey(courseName: string): string {
+  const base = courseName.replace(/(\s*\([^()]*\))+\s*$/, '').trim();
+  return `${base}|${courseIdentity(courseName).country.replace(/-ARAB$/, '')}`;
 }
 
 const KIND_RANK = { course: 0, card: 1, result: 2 } as const;
