@@ -6,17 +6,18 @@
  *
  * Left to wire (deliberately not done here):
  * - cli/racing.ts: parse the `topology build` arguments above and call topologyBuild;
- * - publishing: a new Course version per result (the course record with `topology` filled, through
- *   streams/publisher.ts), once the Course schema carries the block; `courseTopologyOf` maps a block
- *   to today's CourseTopology (climb, undulation, range, circuit length); turns, profile, provenance
- *   and attribution need new schema fields;
- * - the generator: `generatedTopology(course, { shape, circuitLengthYards })` once the course list has
- *   shape and circuit length (today the defaults are derived from the course code).
+ * - publishing: a new Course version per result, the course's current record with `topology` set to
+ *   the result's `topology` (already in the Course v2 schema's CourseTopology shape), through
+ *   streams/publisher.ts;
+ * - the generator: the demo courses' records get `courseTopologyOf(m.block, m.line)` with
+ *   `m = generatedMeasurement(course)` (it takes the list's shape and circuit length when present).
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { COURSES, courseByCode, courseIdOf, type CourseInfo } from '../../domain/courses.js';
+import type { CourseTopology } from '../../domain/avro-types.generated.js';
 import {
+  courseTopologyOf,
   type CourseLine,
   type DemProduct,
   type ElevationGrid,
@@ -60,6 +61,8 @@ export interface TopologyBuildResult {
   /** the centreline as measured: oriented, starting at the start (WGS84), for the open-data GeoJSON */
   centreline: LonLat[];
   block: TopologyBlock;
+  /** the block as the Course record's `topology` */
+  topology: CourseTopology;
 }
 
 export async function topologyBuild(opts: TopologyBuildOptions): Promise<TopologyBuildResult[]> {
@@ -82,6 +85,7 @@ export async function topologyBuild(opts: TopologyBuildOptions): Promise<Topolog
       courseCode: info?.code ?? null,
       centreline: m.line,
       block: m.block,
+      topology: courseTopologyOf(m.block, m.line),
     };
   });
 }

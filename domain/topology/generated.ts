@@ -9,8 +9,17 @@ import type { CourseInfo } from '../courses.js';
 import { converter, localProjection, WGS84 } from './crs.js';
 import { gridFromFunction } from './dem-grid.js';
 import { TopologyError } from './errors.js';
-import { measureTopology } from './measure.js';
-import { belt, type CourseShape, figureOfEight, horseshoe, type Pulley, polylineLength, straight } from './shapes.js';
+import { measureTopologyDetailed, type TopologyMeasurement } from './measure.js';
+import {
+  belt,
+  COURSE_SHAPES,
+  type CourseShape,
+  figureOfEight,
+  horseshoe,
+  type Pulley,
+  polylineLength,
+  straight,
+} from './shapes.js';
 import type { CourseLine, ElevationGrid, TopologyBlock, XY } from './types.js';
 
 export type { CourseShape } from './shapes.js';
@@ -21,15 +30,26 @@ export const GENERATED_ORIGIN = [0, 0] as const;
 const GRID_CELL_M = 20;
 const GRID_MARGIN_M = 200;
 
+/**
+ * A course from the course list, or the least of one. Shape and lengths, when the list has them, are
+ * used unless the options override them.
+ */
 export type GeneratedCourseInput = Pick<CourseInfo, 'code' | 'direction'> & {
   readonly name?: string;
   readonly open?: CourseInfo['open'];
+  readonly shape?: string;
+  readonly circuitLengthYards?: number | null;
+  /** used as the length of a straight-only course */
+  readonly straightLengthYards?: number | null;
 };
 
 export interface GeneratedCourseOptions {
-  /** the course's shape; default derived from the code and direction */
+  /** the course's shape; default the course list's, else derived from the code and direction */
   readonly shape?: CourseShape;
-  /** circuit length (the line's length for open shapes); default derived from the code and shape */
+  /**
+   * circuit length (the line's length for open shapes); default the course list's circuit length (its
+   * straight length for a straight course), else derived from the code and shape
+   */
   readonly circuitLengthM?: number;
   readonly circuitLengthYards?: number;
   /** YYYY-MM-DD; default the course's first open day, so the generated version is in force from the start */
@@ -50,11 +70,18 @@ export interface GeneratedCourse {
 export function generatedCourse(course: GeneratedCourseInput, options: GeneratedCourseOptions = {}): GeneratedCourse {
   const seed = `racing-topology:${course.code}`;
   const rng = mulberry32(fnv1a(seed));
-  const shape = options.shape ?? defaultShape(course.direction, rng());
-  const length = requestedLength(options) ?? defaultLengthM(shape, rng());
+  // Both draws are always made, so a given shape or length does not shift the rest of the course.
+  const [uShape, uLength] = [rng(), rng()];
+  const listed = COURSE_SHAPES.find((s) => s === course.shape);
+  const shape = options.shape ?? listed ?? defaultShape(course.direction, uShape);
+  const listedYards = shape === 'straight' ? course.straightLengthYards : course.circuitLengthYards;
+  const length =
+    requestedLength(options) ??
+    (listedYards ? requestedLength({ circuitLengthYards: listedYards }) : undefined) ??
+    defaultLengthM(shape, uLength);
   const closed = shape !== 'horseshoe' && shape !== 'straight';
 
-  let outline = unitOutline(shape, rng);
+  let outline = unitOutline(shape, rng, length);
   const scale = length / polylineLength(outline, closed);
   outline = outline.map(([x, y]) => [x * scale, y * scale] as const);
   // Shapes are built left-handed; a mirror image runs the other way round from the same start.
@@ -76,16 +103,33 @@ export function generatedCourse(course: GeneratedCourseInput, options: Generated
 
 /** Generated topology of a course, measured by the same pipeline as real data. */
 export function generatedTopology(course: GeneratedCourseInput, options: GeneratedCourseOptions = {}): TopologyBlock {
+  return generatedMeasurement(course, options).block;
+}
+
+/** The same, with the measured centreline and samples (for the Course record: courseTopologyOf). */
+export function generatedMeasurement(
+  course: GeneratedCourseInput,
+  options: GeneratedCourseOptions = {},
+): TopologyMeasurement {
   const g = generatedCourse(course, options);
   const measuredOn = options.measuredOn ?? course.open?.[0]?.[0];
   if (measuredOn === undefined) throw new TopologyError('option_invalid', 'generatedTopology needs measuredOn');
-  return measureTopology(g.line, [g.dem], { measuredOn, direction: course.direction });
+  return measureTopologyDetailed(g.line, [g.dem], { measuredOn, direction: course.direction });
 }
 
 export function defaultShape(direction: CourseInfo['direction'], u: number): CourseShape {
   if (direction === 'straight') return 'straight';
   if (direction === 'figure-of-eight') return 'figure-of-eight';
-  const choices: CourseShape[] = ['oval', 'oval', 'oval', 'pear', 'pear', 'triangle', 'undulating', 'horseshoe'];
+  const choices: CourseShape[] = [
+    'oval',
+    'oval',
+    'oval',
+    'pear',
+    'pear',
+    'triangle',
+    'undulating-circuit',
+    'horseshoe',
+  ];
   return choices[Math.floor(u * choices.length)]!;
 }
 
@@ -106,7 +150,7 @@ function defaultLengthM(shape: CourseShape, u: number): number {
   return Math.round((lo + (hi - lo) * u) / 10) * 10;
 }
 
-function unitOutline(shape: CourseShape, rng: () => number): XY[] {
+function unitOutline(shape: CourseShape, rng: () => number, length: number): XY[] {
   switch (shape) {
     case 'oval': {
       const a = 1.2 + 1.3 * rng();
@@ -124,13 +168,18 @@ function unitOutline(shape: CourseShape, rng: () => number): XY[] {
       });
       return belt(pulleys);
     }
-    case 'undulating': {
+    case 'undulating-circuit': {
       const a = 1.6 + rng();
       const b = 0.8 + 0.4 * rng();
       return belt([p(-a, -b, 0.8), p(a, -b * 0.8, 0.6 + 0.3 * rng()), p(a * 0.9, b, 0.7), p(-a, b, 0.6 + 0.3 * rng())]);
     }
-    case 'horseshoe':
-      return horseshoe(1, 1.5 + rng(), 1.2 + rng());
+    case 'horseshoe': {
+      // The bend keeps a real course's radius (110-220 m) however long the straights are.
+      const r = Math.min(220, Math.max(110, length / 10));
+      const straights = length / r - Math.PI;
+      const back = straights * (0.45 + 0.15 * rng());
+      return horseshoe(1, back, straights - back);
+    }
     case 'straight':
       return straight(1, 0.01 * rng());
     case 'figure-of-eight': {
@@ -148,7 +197,7 @@ function p(x: number, y: number, r: number): Pulley {
 /** Relief scale in metres: most courses gentle, a few stiff; undulating circuits more, straights less. */
 function reliefOf(shape: CourseShape, u: number): number {
   const base = 3 + 13 * u * u;
-  return shape === 'undulating' ? base * 1.8 : shape === 'straight' ? base * 0.7 : base;
+  return shape === 'undulating-circuit' ? base * 1.8 : shape === 'straight' ? base * 0.7 : base;
 }
 
 /** A slope plus three broad hills or hollows (widths of 130 m and more), sampled on a 20 m grid. */

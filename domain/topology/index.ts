@@ -20,6 +20,7 @@ export {
   defaultShape,
   GENERATED_ORIGIN,
   generatedCourse,
+  generatedMeasurement,
   generatedTopology,
   YARD_M,
   type GeneratedCourse,

@@ -5,13 +5,14 @@
  */
 import type { XY } from './types.js';
 
-export type CourseShape = 'oval' | 'triangle' | 'pear' | 'horseshoe' | 'undulating' | 'straight' | 'figure-of-eight';
+export type CourseShape =
+  'oval' | 'triangle' | 'pear' | 'horseshoe' | 'undulating-circuit' | 'straight' | 'figure-of-eight';
 export const COURSE_SHAPES: readonly CourseShape[] = [
   'oval',
   'triangle',
   'pear',
   'horseshoe',
-  'undulating',
+  'undulating-circuit',
   'straight',
   'figure-of-eight',
 ];

@@ -5,11 +5,19 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import avro from 'avsc';
 import { unzipSync } from 'fflate';
 import { afterAll, describe, expect, it } from 'vitest';
 import { topologyBuild } from '../../cli/commands/topology.js';
 import { courseIdOf } from '../../domain/courses.js';
 import { fixturePath, fixtureText, HAVE_TILES, tilePath } from '../fixtures/topology/helpers.js';
+
+/** The CourseTopology record type of the Course schema (the branch of its nullable `topology` field). */
+const courseSchema = avro.Type.forSchema(
+  JSON.parse(readFileSync(new URL('../../schemas/Course.avsc', import.meta.url), 'utf8')) as avro.Schema,
+) as avro.types.RecordType;
+const topologyUnion = courseSchema.field('topology')!.type as avro.types.UnwrappedUnionType;
+const topologyType = topologyUnion.types[1]!;
 
 describe.skipIf(!HAVE_TILES)('topologyBuild', () => {
   const dir = mkdtempSync(join(tmpdir(), 'topology-cli-'));
@@ -27,6 +35,16 @@ describe.skipIf(!HAVE_TILES)('topologyBuild', () => {
     expect(r!.block.provenance.elevation.tiles).toEqual(['TQ25']);
     expect(r!.block.provenance.measuredOn).toBe('2024-05-01');
     expect(r!.centreline).toHaveLength(3);
+    expect(r!.topology).toMatchObject({
+      totalClimbM: r!.block.totalClimbM,
+      closed: false,
+      attribution: r!.block.attribution,
+    });
+    expect(r!.topology.provenance).toMatchObject({
+      geometrySource: 'file',
+      demProducts: ['OS Terrain 50'],
+      demTiles: ['TQ25'],
+    });
     expect(r!.block.direction).toBeNull();
     expect(r!.block.orientedBy).toBe('as-drawn');
   });
@@ -44,6 +62,16 @@ describe.skipIf(!HAVE_TILES)('topologyBuild', () => {
     expect(r!.courseId).toBe(courseIdOf('epsom'));
     expect(r!.courseCode).toBe('epsom');
     expect(r!.block.direction).toBe('left');
+    // The record fits the Course schema exactly (every field, every type).
+    const errors: string[] = [];
+    expect(topologyType.isValid(r!.topology, { errorHook: (path: string[]) => errors.push(path.join('.')) })).toBe(
+      true,
+    );
+    expect(errors).toEqual([]);
+    expect(r!.topology.provenance?.osmWays).toEqual([
+      { id: 1001, version: 3 },
+      { id: 1002, version: 7 },
+    ]);
     expect(r!.block.turns.every((t) => t.hand === 'left')).toBe(true);
     // Identified as OS Terrain 50 from grid, spacing and tile name, so its attribution is kept.
     expect(r!.block.provenance.elevation.products).toEqual(['OS Terrain 50']);

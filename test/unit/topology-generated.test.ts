@@ -11,6 +11,7 @@ import {
   fromWgs84,
   GENERATED_ORIGIN,
   generatedCourse,
+  generatedMeasurement,
   generatedTopology,
   localProjection,
   type TopologyBlock,
@@ -64,6 +65,9 @@ describe('generated topology', () => {
       if (g.line.closed) {
         // Left-handed = counter-clockwise seen from above = positive signed area.
         expect(Math.sign(signedArea(metres(code)))).toBe(direction === 'left' ? 1 : -1);
+      } else if (g.shape === 'straight') {
+        // A straight course listed with a hand (Newmarket's Rowley Mile): no turn to check.
+        expect(b.turns).toEqual([]);
       } else {
         // An open horseshoe: its turns all go the course's way.
         expect(b.turns.length).toBeGreaterThan(0);
@@ -79,9 +83,14 @@ describe('generated topology', () => {
     for (const c of COURSES) {
       const g = generatedCourse(c);
       const b = topologyOf(c.code);
-      expect(b.circuitLengthM).toBeGreaterThan(999);
-      expect(b.circuitLengthM).toBeLessThan(2801);
+      expect(b.circuitLengthM).toBeGreaterThan(800);
+      expect(b.circuitLengthM).toBeLessThan(4000);
       expect(Math.abs(b.circuitLengthM - g.circuitLengthM)).toBeLessThan(1);
+      // The course list's shape and circuit length are used when it has them.
+      if ('shape' in c) expect(g.shape).toBe(c.shape);
+      if ('circuitLengthYards' in c && typeof c.circuitLengthYards === 'number' && g.shape !== 'straight') {
+        expect(Math.abs(b.circuitLengthM - c.circuitLengthYards * YARD_M)).toBeLessThan(1);
+      }
       expect(b.elevationRangeM).toBeGreaterThan(0);
       expect(b.totalClimbM + b.totalDescentM).toBeGreaterThan(0);
       expect(b.totalClimbM).toBeLessThan(60);
@@ -146,15 +155,34 @@ describe('generated topology', () => {
   });
 
   it('is placed at 0N 0E and maps onto the Course schema fields', () => {
-    const b = generatedTopology(courseByCode('bath')!, { measuredOn: '2025-01-01' });
+    const m = generatedMeasurement(courseByCode('bath')!, { measuredOn: '2025-01-01' });
+    const b = m.block;
     expect(Math.abs(b.start[0])).toBeLessThan(0.05);
     expect(Math.abs(b.start[1])).toBeLessThan(0.05);
     expect(b.provenance.measuredOn).toBe('2025-01-01');
-    expect(courseTopologyOf(b)).toEqual({
+    const record = courseTopologyOf(b, m.line);
+    expect(record).toMatchObject({
       totalClimbM: b.totalClimbM,
+      totalDescentM: b.totalDescentM,
       undulationIndex: b.undulationIndex,
       elevationRangeM: b.elevationRangeM,
       circuitLengthM: b.circuitLengthM,
+      closed: b.closed,
+      profile: b.profile,
+      attribution: [],
+      provenance: {
+        geometrySource: 'generated',
+        osmWays: [],
+        elevationSource: 'generated',
+        demProducts: ['generated'],
+        demTiles: ['generated:bath'],
+        measuredOn: '2025-01-01',
+        method: b.provenance.method,
+      },
     });
+    expect(record.turns).toEqual(b.turns.map(({ hand: _hand, ...t }) => t));
+    expect(record.centreline).toHaveLength(m.line.length);
+    expect(record.centreline[0]![0]).toBeCloseTo(b.start[0], 7);
+    expect(record.centreline[0]![1]).toBeCloseTo(b.start[1], 7);
   });
 });
