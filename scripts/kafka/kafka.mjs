@@ -6,6 +6,8 @@
 // runs as a plain `java` process on two free loopback ports, with its data in a temp directory.
 //
 //   node scripts/kafka/kafka.mjs up       start a detached broker, print KAFKA_BROKERS=127.0.0.1:PORT
+//   node scripts/kafka/kafka.mjs stop     stop it and keep its data; `start` (or `up`) restarts it on that data
+//   node scripts/kafka/kafka.mjs start    the same as `up`
 //   node scripts/kafka/kafka.mjs down     stop it (SIGTERM, SIGKILL after a deadline) and delete its data
 //   node scripts/kafka/kafka.mjs status   print whether it runs (exit 0) or not (exit 1)
 //
@@ -517,6 +519,8 @@ export async function stopProcess(pid, timeoutMs = DEFAULT_STOP_TIMEOUT_MS) {
 /** Deletes temp data dirs of brokers (started by this script) whose broker and owner are both gone. */
 async function sweepStaleDataDirs() {
   const tmp = os.tmpdir();
+  // The `kafka:up` broker's data survives `kafka:stop` and crashes: only `kafka:down` deletes it.
+  const recorded = (await readJson(STATE_FILE))?.dataDir;
   let entries = [];
   try {
     entries = await fsp.readdir(tmp);
@@ -526,6 +530,7 @@ async function sweepStaleDataDirs() {
   for (const name of entries) {
     if (!name.startsWith(TMP_PREFIX)) continue;
     const dir = path.join(tmp, name);
+    if (recorded && path.resolve(recorded) === dir) continue;
     const info = await readJson(path.join(dir, BROKER_INFO));
     if (!info) continue; // still being set up, or not ours
     if (isKafkaProcess(info.pid)) continue;
@@ -565,6 +570,9 @@ function spawnWatchdog(ownerPid, brokerPid, dataDirToRemove) {
  * @property {Record<string, string | number | boolean>} [serverProperties] extra/overriding broker configs
  * @property {(msg: string) => void} [log] progress messages (default: silent)
  * @property {AbortSignal} [signal] abort a start in progress (the broker is killed)
+ * @property {number} [brokerPort] listen on this port instead of a free one (a restart on the same data
+ *   keeps the address its clients know); with controllerPort; a port in use fails the start
+ * @property {number} [controllerPort] see brokerPort
  *
  * @typedef {object} KafkaHandle
  * @property {string} brokers `127.0.0.1:PORT` for the PLAINTEXT listener
@@ -618,7 +626,8 @@ export async function startKafka(opts = {}) {
     ];
 
     for (let attempt = 1; ; attempt++) {
-      const [brokerPort, controllerPort] = await freePorts(2);
+      const fixedPorts = Boolean(opts.brokerPort && opts.controllerPort);
+      const [brokerPort, controllerPort] = fixedPorts ? [opts.brokerPort, opts.controllerPort] : await freePorts(2);
       await fsp.writeFile(propsFile, serverProperties({ brokerPort, controllerPort, kafkaLogDir, overrides }));
 
       if (!fs.existsSync(path.join(kafkaLogDir, 'meta.properties'))) {
@@ -749,7 +758,7 @@ export async function startKafka(opts = {}) {
       const serverTail = await tail(serverLog);
       const stdoutTail = await tail(stdoutLog);
       const bindConflict = /BindException|Address already in use/.test(`${serverTail}\n${stdoutTail}`);
-      if (bindConflict && attempt < 3 && !signal?.aborted) {
+      if (bindConflict && attempt < 3 && !signal?.aborted && !fixedPorts) {
         log(`[kafka] port race on ${brokerPort}/${controllerPort}, retrying with new ports`);
         await fsp.rm(serverLog, { force: true });
         await fsp.rm(stdoutLog, { force: true });
@@ -788,6 +797,10 @@ async function removeStateAndData(state) {
   await fsp.rm(STATE_FILE, { force: true });
 }
 
+/**
+ * `up` / `start`: prints the address of the running broker; restarts a stopped one (`kafka:stop`, a
+ * reboot, kill -9) on its data and, when they are free, its ports; else starts an empty one.
+ */
 async function cliUp() {
   return withLock(CLI_LOCK_DIR, 'kafka:up/down', async () => {
     const state = await readState();
@@ -796,7 +809,8 @@ async function cliUp() {
       process.stdout.write(`KAFKA_BROKERS=${state.brokers}\n`);
       return 0;
     }
-    if (state) {
+    const keptData = state?.dataDir && fs.existsSync(path.join(state.dataDir, 'kafka-logs', 'meta.properties'));
+    if (state && !keptData) {
       process.stderr.write(`[kafka] removing stale state of a broker that is no longer running (pid ${state.pid})\n`);
       await removeStateAndData(state);
     }
@@ -805,12 +819,22 @@ async function cliUp() {
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     const started = Date.now();
+    const log = (m) => process.stderr.write(`${m}\n`);
     try {
-      const kafka = await startKafka({
-        detached: true,
-        log: (m) => process.stderr.write(`${m}\n`),
-        signal: abort.signal,
-      });
+      let kafka;
+      if (keptData) {
+        const kept = { detached: true, log, signal: abort.signal, dataDir: state.dataDir, logDir: state.logDir };
+        process.stderr.write(`[kafka] restarting the stopped broker on its data in ${state.dataDir}\n`);
+        try {
+          kafka = await startKafka({ ...kept, brokerPort: state.brokerPort, controllerPort: state.controllerPort });
+        } catch (err) {
+          if (abort.signal.aborted || !/BindException|Address already in use/.test(String(err?.message))) throw err;
+          process.stderr.write(`[kafka] port ${state.brokerPort} is taken now: the broker gets a new address\n`);
+          kafka = await startKafka(kept);
+        }
+      } else {
+        kafka = await startKafka({ detached: true, log, signal: abort.signal });
+      }
       await fsp.mkdir(path.dirname(STATE_FILE), { recursive: true });
       const newState = {
         pid: kafka.pid,
@@ -819,13 +843,15 @@ async function cliUp() {
         controllerPort: kafka.controllerPort,
         dataDir: kafka.dataDir,
         logDir: kafka.logDir,
-        ownsDataDir: kafka.ownsDataDir,
+        // a restarted broker's data is still the temp dir `up` made, which `down` deletes
+        ownsDataDir: keptData ? state.ownsDataDir : kafka.ownsDataDir,
         kafkaVersion: kafka.kafkaVersion,
         startedAt: new Date().toISOString(),
       };
       await fsp.writeFile(STATE_FILE, `${JSON.stringify(newState, null, 2)}\n`);
       process.stderr.write(
-        `[kafka] ready in ${((Date.now() - started) / 1000).toFixed(1)}s (pid ${kafka.pid}); logs in ${kafka.logDir}; stop with: npm run kafka:down\n`,
+        `[kafka] ready in ${((Date.now() - started) / 1000).toFixed(1)}s (pid ${kafka.pid}); logs in ${kafka.logDir}; ` +
+          'stop with: npm run kafka:stop (keeps the data) or npm run kafka:down (deletes it)\n',
       );
       process.stdout.write(`KAFKA_BROKERS=${kafka.brokers}\n`);
       return 0;
@@ -833,6 +859,27 @@ async function cliUp() {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }
+  });
+}
+
+/** `stop`: stops the broker and keeps its data and address for `kafka:start`. */
+async function cliStop() {
+  return withLock(CLI_LOCK_DIR, 'kafka:up/down', async () => {
+    const state = await readState();
+    if (!state) {
+      process.stderr.write('[kafka] no broker (no state file)\n');
+      return 0;
+    }
+    if (isKafkaProcess(state.pid)) {
+      process.stderr.write(`[kafka] stopping broker pid ${state.pid}...\n`);
+      const killed = await stopProcess(state.pid);
+      if (killed) process.stderr.write('[kafka] broker did not stop in time: killed (SIGKILL)\n');
+    }
+    process.stderr.write(
+      `[kafka] stopped; data kept in ${state.dataDir}. Restart it with: npm run kafka:start (same address ` +
+        `${state.brokers} when the port is free); delete it with: npm run kafka:down\n`,
+    );
+    return 0;
   });
 }
 
@@ -861,7 +908,9 @@ async function cliStatus() {
   const state = await readState();
   if (!state || !isKafkaProcess(state.pid)) {
     process.stdout.write(
-      state ? `not running (stale state for pid ${state.pid}; run kafka:up or kafka:down)\n` : 'not running\n',
+      state
+        ? `not running; data kept in ${state.dataDir} (kafka:start restarts it, kafka:down deletes it)\n`
+        : 'not running\n',
     );
     return 1;
   }
@@ -881,10 +930,10 @@ async function cliStatus() {
 
 async function main(argv) {
   const command = argv[0];
-  const commands = { up: cliUp, down: cliDown, status: cliStatus };
+  const commands = { up: cliUp, start: cliUp, stop: cliStop, down: cliDown, status: cliStatus };
   const fn = commands[command];
   if (!fn) {
-    process.stderr.write('usage: node scripts/kafka/kafka.mjs up|down|status\n');
+    process.stderr.write('usage: node scripts/kafka/kafka.mjs up|start|stop|down|status\n');
     return 2;
   }
   return fn();
