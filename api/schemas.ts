@@ -58,6 +58,18 @@ export const RaceRunnerSchema = Type.Object(
     weightLbs: Type.Integer(),
     officialRating: Type.Integer({ description: '0 unknown / unrated' }),
     nonRunner: Type.Boolean(),
+    sex: Type.String({ description: "c colt, f filly, g gelding, m mare, h horse (entire, 4yo+), r rig; '' unknown" }),
+    headgear: Type.String({
+      description:
+        "canonical headgear: the distinct codes in the order b blinkers, v visor, h hood, p cheekpieces, t tongue strap, e eye shield (e.g. 'pt'); '' none",
+    }),
+    jockeyClaimLbs: Type.Integer({ description: "the rider's allowance in lbs, 0 none" }),
+    ownerId: Type.String({ description: "own_ id; '' unknown" }),
+    ownerName: Type.String({ description: "'' unknown" }),
+    damId: Type.String({ description: "dam_ id; '' unknown" }),
+    damName: Type.String({ description: "'' unknown" }),
+    damSireId: Type.String({ description: "the dam's sire: a sir_ id, the same ids as sireId; '' unknown" }),
+    damSireName: Type.String({ description: "'' unknown" }),
     position: Nullable(Type.Integer({ description: 'finishing position once run (0 = did not finish)' })),
     resultStatus: Nullable(Type.String({ description: 'finished | pulled-up | fell | ...' })),
     beatenLengths: Nullable(Type.Number()),

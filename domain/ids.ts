@@ -8,6 +8,8 @@ export const ID_PREFIX = {
   trainer: 'trn_',
   sire: 'sir_',
   course: 'crs_',
+  owner: 'own_',
+  dam: 'dam_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;
@@ -42,6 +44,8 @@ const ID_RE: Record<IdKind, RegExp> = {
   trainer: /^trn_[0-9a-z]{1,64}$/,
   sire: /^sir_[0-9a-z]{1,64}$/,
   course: /^crs_[0-9a-z]{1,64}$/,
+  owner: /^own_[0-9a-z]{1,64}$/,
+  dam: /^dam_[0-9a-z]{1,64}$/,
 };
 
 /** True when `id` has the shape of an id of that kind. */

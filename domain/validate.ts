@@ -3,7 +3,7 @@
  * topic with the reasons, and processing continues.
  */
 import type { Course, CourseTopology, RaceCard, RaceResult } from './avro-types.generated.js';
-import { DIRECTIONS, DISCIPLINES, SURFACES } from './codes.js';
+import { canonicalHeadgear, DIRECTIONS, DISCIPLINES, PATTERNS, SEXES, SURFACES } from './codes.js';
 import { TRACK_SHAPES } from './course-facts.js';
 import { isId } from './ids.js';
 import { parseDate } from './time.js';
@@ -12,6 +12,15 @@ import { OSM_ATTRIBUTION } from './topology/measure.js';
 
 const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
 const isInstant = (x: unknown): boolean => isInt(x) && x > 0 && x < 8.64e15;
+
+/** The largest rider's allowance accepted: 10 lb (a conditional's claim in Ireland; apprentices claim 3/5/7). */
+export const MAX_JOCKEY_CLAIM_LBS = 10;
+
+/** '' or one of `table`, with a message listing the accepted values. */
+function oneOfOrEmpty(value: unknown, table: readonly string[], what: string): string | undefined {
+  if (value === '' || (typeof value === 'string' && table.includes(value))) return undefined;
+  return `${what} ${JSON.stringify(value)} must be one of ${table.join(', ')} or "" (unknown)`;
+}
 
 export function validateCard(c: RaceCard): string[] {
   const e: string[] = [];
@@ -27,6 +36,9 @@ export function validateCard(c: RaceCard): string[] {
   if (!isInt(c.distanceYards) || c.distanceYards < 100 || c.distanceYards > 12_000)
     e.push('distanceYards out of range');
   if (!isInt(c.raceClass) || c.raceClass < 0 || c.raceClass > 7) e.push('raceClass must be 0..7');
+  if (typeof c.isHandicap !== 'boolean') e.push('isHandicap must be a boolean');
+  const badPattern = oneOfOrEmpty(c.pattern, PATTERNS, 'pattern');
+  if (badPattern) e.push(badPattern);
   if (c.runners.length === 0) e.push('a card has at least one runner');
   const seen = new Set<string>();
   c.runners.forEach((r, i) => {
@@ -40,6 +52,18 @@ export function validateCard(c: RaceCard): string[] {
     if (!isInt(r.draw) || r.draw < 0) e.push(`${at}.draw must be an integer >= 0`);
     if (!isInt(r.weightLbs) || r.weightLbs < 0 || r.weightLbs > 400) e.push(`${at}.weightLbs out of range`);
     if (!isInt(r.officialRating) || r.officialRating < 0) e.push(`${at}.officialRating must be >= 0`);
+    const badSex = oneOfOrEmpty(r.sex, SEXES, `${at}.sex`);
+    if (badSex) e.push(badSex);
+    if (typeof r.headgear !== 'string' || canonicalHeadgear(r.headgear) !== r.headgear)
+      e.push(
+        `${at}.headgear ${JSON.stringify(r.headgear)} is not canonical headgear: distinct codes in the order b, v, h, p, t, e` +
+          (typeof r.headgear === 'string' ? ` (expected ${JSON.stringify(canonicalHeadgear(r.headgear))})` : ''),
+      );
+    if (!isInt(r.jockeyClaimLbs) || r.jockeyClaimLbs < 0 || r.jockeyClaimLbs > MAX_JOCKEY_CLAIM_LBS)
+      e.push(`${at}.jockeyClaimLbs must be an integer 0..${MAX_JOCKEY_CLAIM_LBS}`);
+    if (r.ownerId !== '' && !isId('owner', r.ownerId)) e.push(`${at}.ownerId is not an owner id (own_...) or ""`);
+    if (r.damId !== '' && !isId('dam', r.damId)) e.push(`${at}.damId is not a dam id (dam_...) or ""`);
+    if (r.damSireId !== '' && !isId('sire', r.damSireId)) e.push(`${at}.damSireId is not a sire id (sir_...) or ""`);
   });
   return e;
 }

@@ -42,6 +42,21 @@ export interface RaceRunner {
   weightLbs: number;
   officialRating: number;
   nonRunner: boolean;
+  /** c colt, f filly, g gelding, m mare, h horse (entire, 4yo+), r rig; '' unknown */
+  sex: string;
+  /** canonical headgear codes in the order b v h p t e (e.g. 'pt'); '' none */
+  headgear: string;
+  /** the rider's allowance in lbs, 0 none */
+  jockeyClaimLbs: number;
+  /** own_ id and name; '' unknown */
+  ownerId: string;
+  ownerName: string;
+  /** dam_ id and name; '' unknown */
+  damId: string;
+  damName: string;
+  /** the dam's sire: a sir_ id (the same ids as sireId) and name; '' unknown */
+  damSireId: string;
+  damSireName: string;
   /** finishing position once run (0 = did not finish); null before the result or for non-runners */
   position: number | null;
   /** finished | pulled-up | fell | ...; null before the result */
@@ -76,9 +91,9 @@ export interface ReadModel {
   allAnalytics(): AsyncIterable<AnalyticsRow>;
   /** The day served by /demo: the latest meeting date on or before `today` whose races all have results. */
   demoDate(today: string): Promise<string | undefined>;
-}
   /**
    * A number that changes whenever any answer above may change (after the change is readable). The API
    * caches serialised responses per revision; a model without one gets no response caching.
    */
   revision?(): number;
+}

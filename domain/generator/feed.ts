@@ -8,6 +8,7 @@ import { COURSES } from '../courses.js';
 import { MS_PER_DAY, parseDate } from '../time.js';
 import { Horses } from './horses.js';
 import { runMeeting, type World } from './meeting.js';
+import { Dams, Owners } from './owners.js';
 import { People } from './people.js';
 import { hashString, Rng } from './prng.js';
 import { dayInfo, meetingsOn } from './schedule.js';
@@ -95,11 +96,17 @@ export class FeedGenerator {
   constructor(options: GenerateOptions) {
     this.opts = resolveOptions(options);
     const rng = new Rng(this.opts.seed, hashString('racing-generator'));
-    const people = new People(rng, this.opts.seed, this.opts.scale, dayInfo(this.opts.fromDay).year);
+    const year = dayInfo(this.opts.fromDay).year;
+    const people = new People(rng, this.opts.seed, this.opts.scale, year);
+    // Sex, headgear, owners and dams draw from their own stream: the racing is the same with or without them.
+    const attrRng = new Rng(this.opts.seed, hashString('racing-generator:attributes'));
+    const owners = new Owners(attrRng, this.opts.seed, this.opts.scale, year);
+    const dams = new Dams(attrRng, people, this.opts.seed, this.opts.scale);
     this.world = {
       rng,
       people,
-      horses: new Horses(rng, people, this.opts.seed),
+      owners,
+      horses: new Horses(rng, people, this.opts.seed, { rng: attrRng, owners, dams }),
       clock: new ZoneClock(),
       warmUntil: this.opts.fromDay + 365,
       meetings: 0,
@@ -131,6 +138,7 @@ export class FeedGenerator {
       if (d.year !== year) {
         year = d.year;
         w.people.newYear(year);
+        w.owners.newYear(year);
         w.horses.newYear(year, day);
       }
       w.horses.wake(day, year);

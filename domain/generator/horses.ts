@@ -7,6 +7,13 @@
  * sport (debutants) to fill it, so the population sizes itself to the fixture list.
  */
 import { makeId } from '../ids.js';
+import {
+  attributesAfterRun,
+  type Attributes,
+  attributesGoingJumping,
+  type HorseAttributes,
+  newAttributes,
+} from './attributes.js';
 import { bredSuffix, horseName } from './names.js';
 import { CIRCUITS, type Circuit, type Code, FLAT, JUMPS, type People, type Sire } from './people.js';
 import type { Rng } from './prng.js';
@@ -24,7 +31,8 @@ function bandOf(code: Code, lnYards: number): number {
 
 export type Stage = 0 | 1 | 2; // jumps: 0 bumper, 1 hurdler, 2 chaser
 
-export interface Horse {
+/** A horse in training; its sex, headgear, owner and dam are the HorseAttributes (attributes.ts). */
+export interface Horse extends HorseAttributes {
   readonly id: string;
   readonly name: string;
   readonly foaled: number;
@@ -127,6 +135,7 @@ export class Horses {
     private readonly rng: Rng,
     private readonly people: People,
     private readonly seed: number,
+    private readonly attrs: Attributes,
   ) {
     for (let i = 0; i < CIRCUITS.length * 2 * GROUPS * LEVELS * BANDS; i++) this.pools.push([]);
   }
@@ -256,6 +265,7 @@ export class Horses {
       code === FLAT ? 0.5 * tripBase + 0.5 * Math.log(e.yards) + 0.18 * rng.normal() : tripBase + 0.15 * rng.normal();
     const name = this.uniqueName(rng, foaled, bredSuffix(rng, CIRCUITS[circuit]!));
     const career = rng.chance(0.08) ? rng.int(1, 2) : Math.round(Math.exp(Math.log(16) + 0.8 * rng.normal()));
+    const careerTarget = Math.max(1, Math.min(160, career));
     const h: Horse = {
       id: makeId('horse', `gen:horse:s${this.seed}:${foaled}:${name}`),
       name,
@@ -263,6 +273,7 @@ export class Horses {
       circuit,
       code,
       sire,
+      ...newAttributes(this.attrs, { code, age, warm, careerTarget, circuit, sirePool, sire, foaled }),
       trainerSlot: this.people.drawTrainerSlot(circuit, code),
       talent,
       form: 0,
@@ -281,7 +292,7 @@ export class Horses {
       chaseRuns: 0,
       stage: code === FLAT ? 0 : e.stage === 2 ? 2 : e.kind === 'bumper' ? 0 : 1,
       willChase: rng.chance(0.6),
-      careerTarget: Math.max(1, Math.min(160, career)),
+      careerTarget,
       lastRunDay: -1e6,
       nextReady: e.day,
       createdDay: e.day,
@@ -395,6 +406,7 @@ export class Horses {
     h.nextReady = day + (h.code === FLAT ? 6 + Math.round(rng.gamma(2) * 8) : 10 + Math.round(rng.gamma(2) * 12));
     h.form = 0.85 * h.form + 1.6 * rng.normal();
     if (h.codeRuns >= 3 || won || h.rating > 0) h.rating = this.assess(h, year);
+    attributesAfterRun(this.attrs, h, day);
     if (h.code === JUMPS) {
       if (h.stage === 0 && (h.bumperRuns >= 2 || rng.chance(0.4))) h.stage = 1;
       else if (h.stage === 1 && h.willChase && h.hurdleRuns >= 4 && year - h.foaled >= 5 && rng.chance(0.25))
@@ -424,6 +436,7 @@ export class Horses {
       h.codeWins = 0;
       h.stage = 1;
       h.trainerSlot = this.people.drawTrainerSlot(h.circuit, JUMPS);
+      attributesGoingJumping(this.attrs, h, day);
       h.careerTarget = h.runs + Math.max(1, Math.round(Math.exp(Math.log(9) + 0.7 * this.rng.normal())));
       h.nextReady = Math.max(day + 1, h.lastRunDay + 60 + Math.floor(this.rng.next() * 60));
       this.rest(h);

@@ -4,11 +4,14 @@
  * each race and publish its result minutes after the off (later after a stewards' enquiry).
  */
 import type { RaceCard, RaceCardRunner } from '../avro-types.generated.js';
+import type { Sex } from '../codes.js';
 import { courseIdOf } from '../courses.js';
 import { makeId } from '../ids.js';
 import { isoUtc, MS_PER_DAY, MS_PER_MINUTE } from '../time.js';
+import { sexOn } from './attributes.js';
 import { awGoing, goingSlowdown, meetingWetness, turfGoing } from './going.js';
 import { type Horse, type Horses, merit } from './horses.js';
+import type { Owners } from './owners.js';
 import { type Circuit, circuitOf, FLAT, type Jockey, People, type Trainer } from './people.js';
 import type { Rng } from './prng.js';
 import { meetingDisciplines, planRace, type RacePlan } from './race-plan.js';
@@ -21,6 +24,7 @@ export interface World {
   readonly rng: Rng;
   readonly horses: Horses;
   readonly people: People;
+  readonly owners: Owners;
   readonly clock: ZoneClock;
   /** Until this day, short fields are topped up with already-raced (warm-start) horses. */
   readonly warmUntil: number;
@@ -40,6 +44,9 @@ interface Runner {
   cloth: number;
   readonly rating: number;
   readonly age: number;
+  /** sex and headgear as declared (the horse's state on the day) */
+  readonly sex: Sex;
+  readonly headgear: string;
   nonRunner: boolean;
   /** The runner's card row as last published; rebuilt only when something about it changes. */
   row: RaceCardRunner | null;
@@ -83,6 +90,21 @@ function allotted(plan: RacePlan, h: Horse, age: number, topRating: number): num
   return Math.min(flat ? 140 : 168, Math.max(flat ? 119 : 147, base + penalty));
 }
 
+/** Lightest weight carried, after any allowance: 8st (112 lb) on the flat, 10st (140 lb) over jumps. */
+const MIN_CARRIED = { flat: 112, jumps: 140 } as const;
+const CLAIM_STEPS = [10, 7, 5, 3, 0] as const;
+
+/**
+ * The allowance a rider takes off the allotted weight: none in the top two levels; otherwise the
+ * rider's claim, stepped down (10, 7, 5, 3) where it would take the weight below the minimum.
+ */
+function claimTaken(plan: RacePlan, allottedLbs: number, j: Jockey): number {
+  if (plan.level <= 2) return 0;
+  const room = allottedLbs - (plan.code === FLAT ? MIN_CARRIED.flat : MIN_CARRIED.jumps);
+  const claim = Math.min(People.claim(j), room);
+  return CLAIM_STEPS.find((x) => x <= claim)!;
+}
+
 /**
  * A runner's card row. Unchanged rows are shared between a race's card versions (events are values:
  * consumers must not mutate them), which keeps the full history's allocation rate down.
@@ -105,6 +127,15 @@ function cardRunner(r: Runner): RaceCardRunner {
     weightLbs: r.allotted - r.claim,
     officialRating: r.rating,
     nonRunner: r.nonRunner,
+    sex: r.sex,
+    headgear: r.headgear,
+    jockeyClaimLbs: r.claim,
+    ownerId: h.owner.id,
+    ownerName: h.owner.name,
+    damId: h.dam?.id ?? '',
+    damName: h.dam?.name ?? '',
+    damSireId: h.dam?.sire.id ?? '',
+    damSireName: h.dam?.sire.name ?? '',
   };
   return r.row;
 }
@@ -233,16 +264,19 @@ function declare(ctx: MeetingContext, plan: RacePlan): { runners: Runner[]; take
     jockey.day = m.day;
     jockey.meeting = ctx.meetingNo;
     const age = d.year - h.foaled;
+    const allottedLbs = allotted(plan, h, age, topRating);
     return {
       horse: h,
       trainer,
       jockey,
-      allotted: allotted(plan, h, age, topRating),
-      claim: plan.level <= 2 ? 0 : People.claim(jockey),
+      allotted: allottedLbs,
+      claim: claimTaken(plan, allottedLbs, jockey),
       draw: 0,
       cloth: 0,
       rating: h.rating,
       age,
+      sex: sexOn(h, m.day, age),
+      headgear: h.headgear,
       nonRunner: false,
       row: null,
     };
@@ -286,6 +320,8 @@ function runRaceOf(ctx: MeetingContext, i: number, plan: RacePlan): void {
       distanceYards: plan.yards,
       going,
       raceClass: plan.raceClass,
+      isHandicap: plan.kind === 'handicap',
+      pattern: plan.pattern,
       runners: runners.map(cardRunner),
     };
     out.push({ kind: 'card', publishedAt: at, value: card });
@@ -324,7 +360,7 @@ function runRaceOf(ctx: MeetingContext, i: number, plan: RacePlan): void {
             r.jockey = replacement;
             r.jockey.day = m.day;
             r.jockey.meeting = ctx.meetingNo;
-            r.claim = plan.level <= 2 ? 0 : People.claim(r.jockey);
+            r.claim = claimTaken(plan, r.allotted, r.jockey);
             r.row = null;
           },
         });

@@ -189,3 +189,28 @@ export function racePrefix(rng: Rng, courseName: string): string {
   if (r < 0.93) return `${courseName.replace(/ \(.*\)$/, '')} ${rng.pick(BUSINESS)}`;
   return `${rng.pick(ADJ)} ${rng.pick(NOUN)}`;
 }
+
+const TITLES = ['Mr', 'Mr', 'Mr', 'Mrs', 'Mrs', 'Ms', 'Miss', 'Dr', 'Sir', 'Lady'] as const;
+const initial = (rng: Rng): string => String.fromCharCode(65 + Math.floor(rng.next() * 26));
+
+/**
+ * An owner's name, in the shapes the results files show: a person (`Mr J P Smith`, `Mrs Anne Walsh`),
+ * couples and joint owners, partnerships and syndicates, racing clubs, studs and companies.
+ */
+export function ownerName(rng: Rng): string {
+  const r = rng.next();
+  if (r < 0.3) {
+    const inits = rng.chance(0.4) ? `${initial(rng)} ${initial(rng)}` : initial(rng);
+    return `${rng.pick(TITLES)} ${inits} ${rng.pick(LAST)}`;
+  }
+  if (r < 0.45) return personName(rng);
+  if (r < 0.55)
+    return `${personName(rng)} & ${rng.chance(0.5) ? personName(rng) : `${initial(rng)} ${rng.pick(LAST)}`}`;
+  if (r < 0.7) {
+    const base = rng.chance(0.5) ? rng.pick(LAST) : `${rng.pick(ADJ)} ${rng.pick(NOUN)}`;
+    return `The ${base} ${rng.chance(0.6) ? 'Partnership' : 'Syndicate'}`;
+  }
+  if (r < 0.8) return `${rng.pick(PLACES)} ${rng.chance(0.5) ? 'Racing' : 'Racing Club'}`;
+  if (r < 0.9) return `${rng.pick(PLACES)} ${rng.chance(0.6) ? 'Stud' : 'Bloodstock'}`;
+  return `${rng.pick(SOLO)} ${rng.chance(0.5) ? 'Racing Limited' : 'Thoroughbreds'}`;
+}

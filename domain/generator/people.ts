@@ -62,6 +62,22 @@ export interface Sire {
 const JOCKEY_SLOTS = [260, 220, 110, 150, 40, 30, 30, 0, 30, 0, 30, 0, 25, 0, 30, 0];
 const TRAINER_SLOTS = [320, 380, 180, 260, 50, 40, 35, 0, 40, 0, 40, 0, 25, 0, 35, 0];
 
+/**
+ * Share of riders who claim an allowance (apprentices on the flat; conditionals and amateurs over
+ * jumps), by the rank of the slot: the busiest slots are mostly professionals, the quiet ones often
+ * young riders. Tuned for claims on about 10% of rides.
+ */
+const APPRENTICE_SHARE = {
+  /** of the jockeys at the start of a run: base + by rank (0 busiest .. 1 quietest slot) */
+  initialBase: 0.04,
+  initialByRank: 0.45,
+  /** of the newcomers taking a retiring jockey's slot */
+  newBase: 0.25,
+  newByRank: 0.9,
+  /** a claiming rider's career is this fraction of a professional's (most young riders do not last) */
+  career: 0.4,
+} as const;
+
 /** Inverse standard normal CDF (Acklam's rational approximation, |error| < 1.2e-9). */
 function probit(p: number): number {
   const a = [
@@ -99,8 +115,8 @@ function scaled(n: number, scale: number, min: number): number {
   return n === 0 ? 0 : Math.max(min, Math.round(n * scale));
 }
 
-/** Distinct names within a kind (jockeys, trainers, sires) over a whole run. */
-class NameBook {
+/** Distinct names within a kind (jockeys, trainers, sires, owners, dams) over a whole run. */
+export class NameBook {
   private readonly used = new Set<string>();
   take(rng: Rng, make: (rng: Rng) => string): string {
     for (let i = 0; ; i++) {
@@ -123,6 +139,8 @@ export class People {
   private readonly jockeys: (SlotTable<Jockey> | null)[] = [];
   private readonly trainers: (SlotTable<Trainer> | null)[] = [];
   private readonly sires: { active: Sire[]; table: WeightedTable; size: number }[] = [];
+  /** Recently retired sires per pool (the last few hundred), for dam sires: a broodmare's sire is often an older stallion. */
+  private readonly retiredSires: { list: Sire[]; table: WeightedTable | null }[] = [];
   private readonly jockeyNames = new NameBook();
   private readonly trainerNames = new NameBook();
   private readonly sireNames = new NameBook();
@@ -154,13 +172,15 @@ export class People {
       const n = Math.max(12, Math.round(size * Math.sqrt(scale)));
       const active = Array.from({ length: n }, () => this.newSire(year, true));
       this.sires.push({ active, table: new WeightedTable(active.map((s) => s.weight)), size: n });
+      this.retiredSires.push({ list: [], table: null });
     }
   }
 
   private newJockey(code: Code, slot: number, n: number, year: number, initial: boolean): Jockey {
     const rng = this.rng;
     const rank = slot / n;
-    const apprentice = rng.chance(initial ? 0.2 + 0.3 * rank : 0.7);
+    const a = APPRENTICE_SHARE;
+    const apprentice = rng.chance(initial ? a.initialBase + a.initialByRank * rank : a.newBase + a.newByRank * rank);
     const kind: ClaimKind = !apprentice
       ? 'none'
       : code === FLAT
@@ -169,7 +189,8 @@ export class People {
           ? 'amateur'
           : 'conditional';
     const name = this.jockeyNames.take(rng, personName);
-    const career = initial ? rng.int(1, 20) : rng.int(4, 24);
+    const span = initial ? rng.int(1, 20) : rng.int(4, 24);
+    const career = apprentice ? Math.max(1, Math.round(span * a.career)) : span;
     return {
       id: makeId('jockey', `gen:jockey:s${this.seed}:${name}`),
       name,
@@ -177,7 +198,8 @@ export class People {
       skill: 1.2 * (1 - 2 * rank) + 0.7 * rng.normal() - (apprentice ? 0.5 : 0),
       kind,
       retireYear: year + career,
-      wins: apprentice ? (initial ? rng.int(0, 60) : 0) : 100,
+      // Riders already claiming at the start: most still early in their claim (one draw, as before).
+      wins: apprentice ? (initial ? Math.floor(61 * rng.next() ** 2) : 0) : 100,
       rides: 0,
       day: -1,
       meeting: -1,
@@ -216,9 +238,19 @@ export class People {
   }
 
   /** Sire pool for a horse: 0 European flat, 1 other flat, 2 jumps. */
-  drawSire(pool: number): Sire {
+  drawSire(pool: number, rng: Rng = this.rng): Sire {
     const p = this.sires[pool]!;
-    return p.active[p.table.draw(this.rng)]!;
+    return p.active[p.table.draw(rng)]!;
+  }
+
+  /**
+   * The sire of a new broodmare (a dam sire), by popularity: half the time an active stallion, half the
+   * time one retired in the last years (when there is one). Same sires, same ids: a dam sire is a sire.
+   */
+  drawDamSire(pool: number, rng: Rng): Sire {
+    const r = this.retiredSires[pool]!;
+    if (r.table && rng.chance(0.5)) return r.list[r.table.draw(rng)]!;
+    return this.drawSire(pool, rng);
   }
 
   /** Slot index of a trainer for a new horse of that circuit and code, by slot weight. */
@@ -263,7 +295,7 @@ export class People {
   /** Apprentice, conditional and amateur allowance in lbs (0 for a full professional). */
   static claim(j: Jockey): number {
     if (j.kind === 'none') return 0;
-    if (j.kind === 'amateur') return 7;
+    if (j.kind === 'conditional' && j.wins < 5) return 10;
     const [a, b, c] = j.kind === 'apprentice' ? [20, 50, 95] : [20, 40, 75];
     return j.wins < a ? 7 : j.wins < b ? 5 : j.wins < c ? 3 : 0;
   }
@@ -283,11 +315,15 @@ export class People {
         if (tt.people[s]!.retireYear < year) tt.people[s] = this.newTrainer(s, tt.people.length, nj, year, false);
       }
     }
-    for (const p of this.sires) {
+    this.sires.forEach((p, i) => {
       const kept = p.active.filter((s) => s.lastCrop >= year);
+      const retired = this.retiredSires[i]!;
+      for (const s of p.active) if (s.lastCrop < year) retired.list.push(s);
+      if (retired.list.length > 2 * p.size) retired.list.splice(0, retired.list.length - 2 * p.size);
+      retired.table = retired.list.length > 0 ? new WeightedTable(retired.list.map((s) => s.weight)) : null;
       while (kept.length < p.size) kept.push(this.newSire(year, false));
       p.active = kept;
       p.table = new WeightedTable(kept.map((s) => s.weight));
-    }
+    });
   }
 }

@@ -4,7 +4,7 @@
  * generator's target distributions; docs/generator.md lists them.
  */
 import type { CourseInfo } from '../courses.js';
-import type { Discipline, Surface } from '../codes.js';
+import type { Discipline, Pattern, Surface } from '../codes.js';
 import type { Entry } from './horses.js';
 import { racePrefix } from './names.js';
 import { type Code, FLAT, JUMPS } from './people.js';
@@ -27,6 +27,8 @@ export interface RacePlan {
   /** Declared runners wanted (before non-runners). */
   readonly declared: number;
   readonly name: string;
+  /** Black type: listed or group/grade 1-3 for the top races at premier courses, otherwise none (never ''). */
+  readonly pattern: Pattern;
 }
 
 type Table = readonly (readonly [number, number])[];
@@ -209,25 +211,50 @@ function kindOf(rng: Rng, discipline: Discipline, level: number, twoYo: boolean,
   return r < 0.65 ? 'handicap' : r < 0.9 ? 'novice' : 'open';
 }
 
-function title(rng: Rng, p: Omit<RacePlan, 'name' | 'declared'>, course: CourseInfo): string {
+/** Black type in a title: `(Listed)`, `(Group N)` on the flat, `(Grade N)` over jumps. */
+const BLACK_TYPE: Readonly<Record<Exclude<Pattern, '' | 'none'>, [string, string]>> = {
+  listed: ['(Listed)', '(Listed)'],
+  group3: ['(Group 3)', '(Grade 3)'],
+  group2: ['(Group 2)', '(Grade 2)'],
+  group1: ['(Group 1)', '(Grade 1)'],
+};
+
+/**
+ * The race title (sponsor + conditions) and its black type. Pattern races are the open races of the
+ * top level at premier courses (grade 1), plus some Grade 3 handicaps over jumps there; the same
+ * conditions elsewhere make a conditions race.
+ */
+function title(
+  rng: Rng,
+  p: Omit<RacePlan, 'name' | 'declared' | 'pattern'>,
+  course: CourseInfo,
+): { name: string; pattern: Pattern } {
   const r = rng.next();
   let label: string;
+  let pattern: Pattern = 'none';
   const two = p.maxAge === 2;
+  const top = p.level === 1 && course.grade === 1;
+  const jumps = p.code === JUMPS;
+  const blackType = (pt: Exclude<Pattern, '' | 'none'>, base: string) => {
+    pattern = pt;
+    return `${base} ${BLACK_TYPE[pt][jumps ? 1 : 0]}`;
+  };
   switch (p.discipline) {
     case 'flat':
       if (p.kind === 'maiden') label = two ? 'Maiden Stakes' : 'Maiden Stakes';
       else if (p.kind === 'novice') label = 'Novice Stakes';
       else if (p.kind === 'handicap')
         label = two ? 'Nursery Handicap' : p.level <= 2 ? 'Heritage Handicap' : 'Handicap';
-      else if (p.level === 1)
+      else if (top)
         label =
           r < 0.5
-            ? 'Stakes (Listed)'
+            ? blackType('listed', 'Stakes')
             : r < 0.8
-              ? 'Stakes (Group 3)'
+              ? blackType('group3', 'Stakes')
               : r < 0.93
-                ? 'Stakes (Group 2)'
-                : 'Stakes (Group 1)';
+                ? blackType('group2', 'Stakes')
+                : blackType('group1', 'Stakes');
+      else if (p.level === 1) label = 'Conditions Stakes';
       else
         label =
           r < 0.5
@@ -241,30 +268,35 @@ function title(rng: Rng, p: Omit<RacePlan, 'name' | 'declared'>, course: CourseI
     case 'hurdle':
       if (p.kind === 'maiden') label = 'Maiden Hurdle';
       else if (p.kind === 'novice') label = p.maxAge === 4 ? 'Juvenile Hurdle' : "Novices' Hurdle";
-      else if (p.kind === 'handicap') label = 'Handicap Hurdle';
+      else if (p.kind === 'handicap')
+        label = top && r < 0.3 ? blackType('group3', 'Handicap Hurdle') : 'Handicap Hurdle';
       else
-        label =
-          p.level === 1
-            ? r < 0.5
-              ? 'Hurdle (Grade 2)'
-              : r < 0.8
-                ? 'Hurdle (Grade 1)'
-                : 'Hurdle (Listed)'
-            : p.level >= 6
-              ? 'Selling Hurdle'
-              : 'Hurdle';
+        label = top
+          ? r < 0.5
+            ? blackType('group2', 'Hurdle')
+            : r < 0.8
+              ? blackType('group1', 'Hurdle')
+              : blackType('listed', 'Hurdle')
+          : p.level >= 6
+            ? 'Selling Hurdle'
+            : 'Hurdle';
       break;
     case 'chase':
       if (p.kind === 'novice') label = r < 0.5 ? "Novices' Chase" : "Beginners' Chase";
-      else if (p.kind === 'handicap') label = 'Handicap Chase';
+      else if (p.kind === 'handicap') label = top && r < 0.3 ? blackType('group3', 'Handicap Chase') : 'Handicap Chase';
       else
-        label =
-          p.level === 1 ? (r < 0.5 ? 'Chase (Grade 2)' : 'Chase (Grade 1)') : r < 0.4 ? "Hunters' Chase" : 'Chase';
+        label = top
+          ? r < 0.5
+            ? blackType('group2', 'Chase')
+            : blackType('group1', 'Chase')
+          : r < 0.4
+            ? "Hunters' Chase"
+            : 'Chase';
       break;
     default:
       label = course.region === 'IRE' ? 'INH Flat Race' : 'Standard Open NH Flat Race';
   }
-  return `${racePrefix(rng, course.name)} ${label}`;
+  return { name: `${racePrefix(rng, course.name)} ${label}`, pattern };
 }
 
 export function planRace(rng: Rng, m: Meeting, d: DayInfo, discipline: Discipline): RacePlan {
@@ -322,5 +354,6 @@ export function planRace(rng: Rng, m: Meeting, d: DayInfo, discipline: Disciplin
   const stage: Entry['stage'] =
     discipline === 'chase' ? 2 : discipline === 'hurdle' ? 1 : discipline === 'nh-flat' ? 0 : -1;
   const base = { discipline, surface, code, yards, raceClass, level, kind, minAge, maxAge, stage };
-  return { ...base, declared: fieldTarget(rng, discipline, course, kind, level), name: title(rng, base, course) };
+  const declared = fieldTarget(rng, discipline, course, kind, level);
+  return { ...base, declared, ...title(rng, base, course) };
 }

@@ -5,15 +5,8 @@
  * per-entity counters.
  */
 import type { RaceCard } from '../avro-types.generated.js';
+import { type Dist, dist, formatInputs, InputsAccumulator, type InputsSummary, round } from './summary-inputs.js';
 import type { FeedEvent } from './types.js';
-
-interface Dist {
-  count: number;
-  mean: number;
-  median: number;
-  p90: number;
-  max: number;
-}
 
 export interface GenerationSummary {
   events: { course: number; card: number; result: number };
@@ -40,22 +33,9 @@ export interface GenerationSummary {
   sireProgeny: Dist & { top: { sire: string; horses: number; runs: number }[] };
   jockeyRidesLastYear: Dist & { year: string; top: { jockey: string; rides: number }[] };
   trainerRunnersLastYear: Dist & { year: string; top: { trainer: string; runners: number }[] };
+  /** The catalogue's new inputs: sex, headgear, claims, owners, dams, handicaps, pattern. */
+  inputs: InputsSummary;
 }
-
-function dist(values: number[]): Dist {
-  if (values.length === 0) return { count: 0, mean: 0, median: 0, p90: 0, max: 0 };
-  const v = [...values].sort((a, b) => a - b);
-  const at = (q: number) => v[Math.min(v.length - 1, Math.floor(q * v.length))]!;
-  return {
-    count: v.length,
-    mean: round(v.reduce((a, b) => a + b, 0) / v.length, 2),
-    median: at(0.5),
-    p90: at(0.9),
-    max: v[v.length - 1]!,
-  };
-}
-
-const round = (x: number, dp: number) => Math.round(x * 10 ** dp) / 10 ** dp;
 
 export function generationSummary(events: Iterable<FeedEvent>): GenerationSummary {
   const counts = { course: 0, card: 0, result: 0 };
@@ -87,6 +67,7 @@ export function generationSummary(events: Iterable<FeedEvent>): GenerationSummar
   let maxField = 0;
   let unknownSire = 0;
   let unrated = 0;
+  const inputs = new InputsAccumulator();
 
   for (const e of events) {
     counts[e.kind]++;
@@ -114,6 +95,7 @@ export function generationSummary(events: Iterable<FeedEvent>): GenerationSummar
     byYear[year] = y;
     y.total++;
     y[region]++;
+    inputs.add(card, r, region);
     byDisc[card.discipline] = (byDisc[card.discipline] ?? 0) + 1;
     bySurface[card.surface] = (bySurface[card.surface] ?? 0) + 1;
     if (region === 'GB') gbClass[String(card.raceClass)] = (gbClass[String(card.raceClass)] ?? 0) + 1;
@@ -229,6 +211,7 @@ export function generationSummary(events: Iterable<FeedEvent>): GenerationSummar
       year: lastYear,
       top: tl.slice(0, 5).map((x) => ({ trainer: x.name, runners: x.n })),
     },
+    inputs: inputs.summary(),
   };
 }
 
@@ -291,5 +274,6 @@ export function formatGenerationSummary(s: GenerationSummary): string {
   lines.push(
     `trainer runners in ${t.year}: median ${t.median}, p90 ${t.p90}, max ${t.max}; top: ${t.top.map((x) => `${x.trainer} ${x.runners}`).join(', ')}`,
   );
+  lines.push(...formatInputs(s.inputs));
   return lines.join('\n');
 }

@@ -7,7 +7,7 @@ import { DISCIPLINES, type Discipline, type Surface } from '../codes.js';
 import { type IdKind, makeId } from '../ids.js';
 import { validateCard, validateCourse, validateResult } from '../validate.js';
 import type { PublishableEvent } from '../events.js';
-import { courseIdentity, disciplineOf } from './mapping.js';
+import { courseIdentity, disciplineOf, isHandicapName } from './mapping.js';
 import type { RunnerRow } from './rows.js';
 import { ukLocalToUtc } from './uk-time.js';
 
@@ -60,6 +60,9 @@ export const sourceKeys = {
   jockey: (jockeyId: string) => `lsr:jockey:${jockeyId}`,
   trainer: (trainerId: string) => `lsr:trainer:${trainerId}`,
   sire: (name: string, country: string | null) => `lsr:sire:${name}:${country ?? ''}`,
+  owner: (ownerId: string) => `lsr:owner:${ownerId}`,
+  /** The files have no dam id or dam country: a dam is keyed by her name as written. */
+  dam: (name: string) => `lsr:dam:${name}`,
 };
 
 export interface BuiltRace {
@@ -115,6 +118,16 @@ export function buildRace(
     officialRating:
       opts.officialRating === 'card-when-present' && r.cardRating !== null ? r.cardRating : r.resultRating,
     nonRunner: false,
+    sex: r.sex,
+    headgear: r.headgear,
+    jockeyClaimLbs: r.jockeyClaimLbs,
+    ownerId: r.ownerSourceId === null ? '' : ids.get('owner', sourceKeys.owner(r.ownerSourceId)),
+    ownerName: r.ownerName,
+    damId: r.damName === null ? '' : ids.get('dam', sourceKeys.dam(r.damName)),
+    damName: r.damName ?? '',
+    // No dam sire column in the files.
+    damSireId: '',
+    damSireName: '',
   }));
   cardRunners.sort((x, y) => x.saddleCloth - y.saddleCloth || cmp(x.horseId, y.horseId));
 
@@ -133,6 +146,8 @@ export function buildRace(
     distanceYards: first.distanceYards,
     going: first.going,
     raceClass: first.raceClass,
+    isHandicap: isHandicapName(first.raceName),
+    pattern: first.pattern,
     runners: cardRunners,
   };
 

@@ -3,7 +3,7 @@
  * and region from the course name, discipline, surface, class, status, favourite. Pure functions, so
  * each rule is tested on its own (docs/importer.md lists them).
  */
-import type { Discipline, Surface } from '../codes.js';
+import type { Discipline, Pattern, Sex, Surface } from '../codes.js';
 
 const NAMED_ENTITIES: Record<string, string> = {
   amp: '&',
@@ -200,4 +200,43 @@ export function parseDecimal(s: string): number | undefined {
   if (!/^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/.test(t)) return undefined;
   const v = Number(t);
   return Number.isFinite(v) ? v : undefined;
+}
+
+/**
+ * Black type from the Pattern column: `(Group N)` / `(Grade N)` (also a truncated `(Group 1 ` from a
+ * foreign "(Group 1 Handicap)") -> groupN; `Listed` -> listed; any other value -> none: Irish and
+ * jumps `(Grade A)` / `(Grade B)` handicaps, and a value cut from inside a title such as " Group 1)"
+ * of "(Local Group 1)" (Bahrain, Qatar, Japan's local graded races) or "(AQPS Grade 2)" (French
+ * races for non-thoroughbreds), which are not international black type. Blank -> '' (unknown: the
+ * files leave it blank for every other race, but a blank does not say "not black type").
+ */
+export function patternOf(text: string): Pattern {
+  if (text.trim() === '') return '';
+  const t = text.trimEnd();
+  if (/^\(?listed\)?$/i.test(t.trim())) return 'listed';
+  const m = /^\((?:Group|Grade)\s*([123])\b/i.exec(t);
+  if (m) return `group${m[1]}` as Pattern;
+  return 'none';
+}
+
+/** catalogue.md: a handicap when the race name contains "handicap", any case. */
+export function isHandicapName(raceName: string): boolean {
+  return /handicap/i.test(raceName);
+}
+
+/** A race for fillies and mares only: SexRestriction `Fillies`, or "Mares" in the title of an unrestricted race. */
+export function femaleOnlyRace(sexRestriction: string, raceName: string): boolean {
+  const r = sexRestriction.trim();
+  if (r === 'Fillies') return true;
+  return (r === '' || r === 'None') && /\bmares'?(?=\s|$|\))/i.test(raceName);
+}
+
+/**
+ * The runner's sex where the files say it: a runner in a fillies' (and mares') race is female (`f`
+ * up to 3 years old, `m` from 4, as catalogue.md's `h` for males); GeldingFirstTime `True` is a
+ * gelding. Otherwise '' (unknown): the files have no sex column.
+ */
+export function sexOf(femaleOnly: boolean, age: number, geldingFirstTime: string): Sex {
+  if (femaleOnly) return age === 0 ? '' : age <= 3 ? 'f' : 'm';
+  return geldingFirstTime.trim().toLowerCase() === 'true' ? 'g' : '';
 }

@@ -2,14 +2,18 @@
  * One results-file row -> a checked runner row, or the reason it cannot be imported. Every check here
  * is per row, so one bad runner row is rejected on its own and the rest of its race is kept.
  */
-import type { Surface } from '../codes.js';
+import { canonicalHeadgear, type Pattern, type Sex, type Surface } from '../codes.js';
+import { MAX_JOCKEY_CLAIM_LBS } from '../validate.js';
 import {
   cleanName,
   cleanPersonOrHorseName,
+  femaleOnlyRace,
   isFavourite,
   parseDecimal,
   parseUint,
+  patternOf,
   raceClassOf,
+  sexOf,
   statusOf,
   surfaceOf,
 } from './mapping.js';
@@ -46,7 +50,21 @@ export const REQUIRED_COLUMNS = [
 ] as const;
 
 type RequiredColumn = (typeof REQUIRED_COLUMNS)[number];
-type OptionalColumn = 'CardOfficialRating' | 'SireName' | 'SireCountry';
+/** Columns read when present: Pattern, SexRestriction and HeadGear are in every file; the rest in 2026-06..08. */
+const OPTIONAL_COLUMNS = [
+  'CardOfficialRating',
+  'SireName',
+  'SireCountry',
+  'Pattern',
+  'SexRestriction',
+  'HeadGear',
+  'JockeyAllowanceLbs',
+  'OwnerId',
+  'OwnerName',
+  'DamName',
+  'GeldingFirstTime',
+] as const;
+type OptionalColumn = (typeof OPTIONAL_COLUMNS)[number];
 
 /** Column positions of one file's header. */
 export interface Columns {
@@ -66,7 +84,7 @@ export function readHeader(fields: string[]): { columns?: Columns; missing: stri
   if (missing.length > 0) return { missing };
   const at = Object.fromEntries(REQUIRED_COLUMNS.map((c) => [c, pos.get(c)!])) as Record<RequiredColumn, number>;
   const optional: Partial<Record<OptionalColumn, number>> = {};
-  for (const c of ['CardOfficialRating', 'SireName', 'SireCountry'] as const) {
+  for (const c of OPTIONAL_COLUMNS) {
     const i = pos.get(c);
     if (i !== undefined) optional[c] = i;
   }
@@ -109,6 +127,19 @@ export interface RunnerRow {
   cardRating: number | null;
   sireName: string | null;
   sireCountry: string | null;
+  /** Pattern column mapped ('' when blank or absent) */
+  pattern: Pattern;
+  /** from SexRestriction / the race name, the age and GeldingFirstTime; '' unknown */
+  sex: Sex;
+  /** canonical headgear ('' none or no column) */
+  headgear: string;
+  /** JockeyAllowanceLbs, 0 when blank or absent */
+  jockeyClaimLbs: number;
+  /** OwnerId when filled (and not 0), else null; ownerName is '' then */
+  ownerSourceId: string | null;
+  ownerName: string;
+  /** DamName when filled, else null */
+  damName: string | null;
   position: number;
   status: string;
   beatenLengths: number;
@@ -206,6 +237,21 @@ export function parseRunnerRow(fields: string[], cols: Columns, line: number): R
     }
   }
 
+  const opt = (c: OptionalColumn): string => {
+    const i = cols.optional[c];
+    return i === undefined ? '' : fields[i]!;
+  };
+  const claimText = opt('JockeyAllowanceLbs').trim();
+  const jockeyClaimLbs = claimText === '' ? 0 : parseUint(claimText);
+  if (jockeyClaimLbs === undefined || jockeyClaimLbs > MAX_JOCKEY_CLAIM_LBS)
+    return reject('bad-jockey-allowance', `JockeyAllowanceLbs ${JSON.stringify(claimText)}`);
+  const ownerText = opt('OwnerId').trim();
+  if (ownerText !== '' && !/^\d+$/.test(ownerText))
+    return reject('bad-owner-id', `OwnerId ${JSON.stringify(ownerText)} is not an id`);
+  // 0 is the source's "no profile" id, as for jockeys and trainers; here it only means unknown.
+  const ownerSourceId = ownerText === '' || /^0+$/.test(ownerText) ? null : ownerText;
+  const damText = cleanName(opt('DamName'));
+
   const position = parseUint(f('FinishingPosition'));
   if (position === undefined)
     return reject('bad-position', `FinishingPosition ${JSON.stringify(f('FinishingPosition'))}`);
@@ -236,6 +282,7 @@ export function parseRunnerRow(fields: string[], cols: Columns, line: number): R
 
   const raceName = cleanName(f('RaceName'));
   const going = f('Going').trim();
+  const sex = sexOf(femaleOnlyRace(opt('SexRestriction'), raceName), age, opt('GeldingFirstTime'));
   const raceSignature = [raceName, courseName, raceType, raceClass, distanceYards, going, surfaceText].join('\u0000');
   return {
     line,
@@ -266,6 +313,13 @@ export function parseRunnerRow(fields: string[], cols: Columns, line: number): R
     cardRating,
     sireName,
     sireCountry,
+    pattern: patternOf(opt('Pattern')),
+    sex,
+    headgear: canonicalHeadgear(opt('HeadGear')),
+    jockeyClaimLbs,
+    ownerSourceId,
+    ownerName: ownerSourceId === null ? '' : cleanName(opt('OwnerName')),
+    damName: damText === '' ? null : damText,
     position,
     status: statusOf(statusText),
     beatenLengths,

@@ -212,6 +212,92 @@ describe.skipIf(skip)(`importer on the real LSR files (${DATA})`, () => {
     expect(new Date(firstSire).toISOString().slice(0, 10)).toBe('2026-06-23');
   });
 
+  it('new inputs over the folder: pattern, handicaps, sex, headgear, claims, owners, dams (Python tallies)', () => {
+    const patterns: Record<string, number> = {};
+    let handicaps = 0;
+    const sex: Record<string, number> = {};
+    let headgear = 0;
+    const claims: Record<string, number> = {};
+    const owners = new Set<string>();
+    const dams = new Set<string>();
+    let withOwner = 0;
+    let withDam = 0;
+    for (const c of cards.values()) {
+      patterns[c.pattern] = (patterns[c.pattern] ?? 0) + 1;
+      if (c.isHandicap) handicaps++;
+      for (const r of c.runners) {
+        sex[r.sex] = (sex[r.sex] ?? 0) + 1;
+        if (r.headgear !== '') headgear++;
+        if (r.jockeyClaimLbs > 0) claims[r.jockeyClaimLbs] = (claims[r.jockeyClaimLbs] ?? 0) + 1;
+        if (r.ownerId !== '') {
+          withOwner++;
+          owners.add(r.ownerId);
+        }
+        if (r.damId !== '') {
+          withDam++;
+          dams.add(r.damId);
+        }
+        expect(r.damSireId).toBe(''); // no dam sire column
+      }
+    }
+    expect(patterns).toEqual({ '': 11_270, none: 51, listed: 367, group3: 557, group2: 370, group1: 371 });
+    expect(handicaps).toBe(7_696);
+    expect(sex).toEqual({ '': 112_375, f: 6_247, m: 7_941, g: 208 });
+    expect(headgear).toBe(56_471);
+    expect(claims).toEqual({ 2: 132, 3: 511, 4: 41, 5: 1_061, 6: 2, 7: 968, 10: 46 });
+    expect([withOwner, owners.size]).toEqual([12_991, 6_412]);
+    expect([withDam, dams.size]).toEqual([12_991, 8_149]);
+  });
+
+  it('new inputs, hand-picked runners of 2021-22 and 2026', () => {
+    // Kempton (AW) 2026-07-02 16:55, novice stakes: Shadow Brigade, GeldingFirstTime True, Liam Wright claiming 5
+    const kempton = raceAt('1079', '07/02/2026 16:55:00', makeId('race', 'lsr:race:1079:07/02/2026 16:55:00'));
+    expect(kempton.card).toMatchObject({ isHandicap: false, pattern: '' });
+    expect(kempton.card.runners.find((r) => r.horseId === horse('7204798'))).toMatchObject({
+      horseName: 'Shadow Brigade',
+      sex: 'g',
+      headgear: '',
+      jockeyClaimLbs: 5,
+      ownerId: makeId('owner', 'lsr:owner:361251'),
+      ownerName: 'Victorious Forever',
+      damId: makeId('dam', 'lsr:dam:Mohassan'),
+      damName: 'Mohassan',
+      damSireId: '',
+    });
+    // Nottingham 2026-07-04 20:00, a fillies' handicap: Rosemary May (4yo, hood), claim 5
+    const notts = raceAt('40', '07/04/2026 20:00:00', makeId('race', 'lsr:race:40:07/04/2026 20:00:00'));
+    expect(notts.card).toMatchObject({ isHandicap: true, pattern: '' });
+    expect(notts.card.runners.find((r) => r.horseId === horse('7355941'))).toMatchObject({
+      sex: 'm',
+      headgear: 'h',
+      jockeyClaimLbs: 5,
+      ownerName: 'Reality Partnerships XVIII',
+      damName: 'Rawaaq',
+    });
+    // Lingfield (AW) 2021-11-13 15:40, the Churchill Stakes (Listed): Dubai Warrior in "e/s1"; no owner then
+    const lingfield = raceAt('393', '11/13/2021 15:40:00', makeId('race', 'lsr:race:393:11/13/2021 15:40:00'));
+    expect(lingfield.card).toMatchObject({ pattern: 'listed', isHandicap: false });
+    expect(lingfield.card.runners.find((r) => r.horseId === horse('2315226'))).toMatchObject({
+      headgear: 'e',
+      sex: '',
+      jockeyClaimLbs: 0,
+      ownerId: '',
+      damId: '',
+    });
+    // Leopardstown 2022-02-06 14:25, a Grade A handicap chase: none; Doha 2021-12-23 16:45, a local Group 1: none
+    expect(raceAt('187', '02/06/2022 14:25:00', makeId('race', 'lsr:race:187:02/06/2022 14:25:00')).card).toMatchObject(
+      { pattern: 'none', isHandicap: true },
+    );
+    expect(
+      raceAt('1196', '12/23/2021 16:45:00', makeId('race', 'lsr:race:1196:12/23/2021 16:45:00')).card,
+    ).toMatchObject({ pattern: 'none', courseName: 'Doha (QA)' });
+    // Hereford 2021-11-01 15:25, a mares' handicap hurdle (SexRestriction None): Peltwell (8, cheekpieces), Sashenka (5)
+    const hereford = raceAt('24', '11/01/2021 15:25:00', makeId('race', 'lsr:race:24:11/01/2021 15:25:00'));
+    const h = Object.fromEntries(hereford.card.runners.map((r) => [r.horseName, r]));
+    expect(h['Peltwell']).toMatchObject({ sex: 'm', headgear: 'p' });
+    expect(h['Sashenka']).toMatchObject({ sex: 'm', headgear: '' });
+  });
+
   it('Results_202203.csv alone: 81 duplicates dropped; a re-import is byte-identical', async () => {
     const march = resultFiles().filter((p) => p.endsWith('Results_202203.csv'));
     const a = await importResultsCsv(march);

@@ -124,6 +124,16 @@ describe('importer on hand-made fixtures', () => {
       weightLbs: 155,
       officialRating: 120,
       nonRunner: false,
+      // the 40-column layout: no sex column, no claims, owners or pedigree; HeadGear blank = none
+      sex: '',
+      headgear: '',
+      jockeyClaimLbs: 0,
+      ownerId: '',
+      ownerName: '',
+      damId: '',
+      damName: '',
+      damSireId: '',
+      damSireName: '',
     });
     expect(card.runners.find((r) => r.horseId === horse('1002'))!.officialRating).toBe(0); // blank OR
   });
@@ -226,12 +236,19 @@ describe('importer on hand-made fixtures', () => {
     const byName = new Map(courses(events).map((c) => [c.name, c]));
     expect(byName.get('Testbury')).toEqual({
       courseId: makeId('course', 'lsr:course:9001'),
+      publishedAt: utc('2021-10-31T12:25:00Z') - 1,
       name: 'Testbury',
       country: 'GB',
       region: 'GB',
       trackVariant: null,
+      siblingCourseIds: [],
+      operator: '',
       surfaceKind: 'turf',
       direction: 'unknown',
+      shape: '',
+      circuitLengthYards: null,
+      straightLengthYards: null,
+      startPositions: [],
       disciplines: ['hurdle', 'chase', 'nh-flat'],
       surfaceHistory: [{ from: '2021-11-01', surface: 'turf', description: expect.stringContaining('2021-11-01') }],
       topology: null,
