@@ -101,7 +101,10 @@ function isRacecourse(tags: Obj): boolean {
   return tags['leisure'] === 'track' && sport.includes('horse_racing');
 }
 
-/** OSM way id from `way/123`, `w123` (osmium --add-unique-id) or osm_way_id / osm_id properties. */
+/**
+ * OSM way id from `way/123` (Overpass), `w123` (osmium --add-unique-id=type_id), a numeric `@id` with
+ * `@type` way (osmium --attributes), or osm_way_id / osm_type + osm_id properties.
+ */
 function wayRef(f: RawFeature): OsmWayRef | null {
   const p = f.properties;
   const candidates: Json[] = [p['@id'] ?? null, f.id, p['id'] ?? null, p['osm_way_id'] ?? null];
@@ -113,6 +116,8 @@ function wayRef(f: RawFeature): OsmWayRef | null {
       break;
     }
   }
+  // osmium export --attributes=type,id,version: numeric @id beside @type.
+  if (id === null && typeof p['@id'] === 'number' && (p['@type'] === 'way' || p['@type'] === 'w')) id = p['@id'];
   if (id === null && typeof p['osm_way_id'] === 'number') id = p['osm_way_id'];
   if (id === null && p['osm_type'] === 'way' && typeof p['osm_id'] === 'number') id = p['osm_id'];
   if (id === null) return null;

@@ -92,10 +92,18 @@ describe('GeoJSON', () => {
         lineString([P(0.01, 0), P(0.02, 0)], { leisure: 'track', sport: 'equestrian;horse_racing' }, 'w43'),
         lineString([P(0.02, 0), P(0.03, 0)], { highway: 'track' }, 'w44'),
         lineString([P(0.03, 0), P(0.04, 0)], { leisure: 'track', sport: 'athletics' }, 'w45'),
+        lineString([P(0.05, 0), P(0.06, 0)], {
+          leisure: 'track',
+          sport: 'horse_racing',
+          '@type': 'way',
+          '@id': 46,
+          '@version': 2,
+        }),
       ],
     };
     const r = readGeoJson(JSON.stringify(fc));
-    expect(r).toHaveLength(1);
+    expect(r).toHaveLength(2);
+    expect(r[1]!.geometry.ways).toEqual([{ id: 46, version: 2 }]);
     expect(r[0]!.coordinates).toEqual([P(0, 0), P(0.01, 0), P(0.02, 0)]);
     expect(r[0]!.geometry).toEqual({
       source: 'openstreetmap',
