@@ -4,7 +4,7 @@
  * the public app so it is never reachable on the public address, never in the public OpenAPI document,
  * and never behind the public rate limits.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from '../domain/logger.js';
 import type { AccountStore } from '../state/credentials/account-store.js';
 import type { KeyStore } from '../state/credentials/key-store.js';
@@ -26,7 +26,7 @@ export interface AdminAppDeps {
 export function buildAdminApp(deps: AdminAppDeps): FastifyInstance {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     ajv: { customOptions: { removeAdditional: false } },
     return503OnClosing: true,
   });

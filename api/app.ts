@@ -4,7 +4,7 @@
  * drive it with `app.inject()`, and only api/server.ts opens a socket.
  */
 import cookie from '@fastify/cookie';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from '../domain/logger.js';
 import type { AccountStore } from '../state/credentials/account-store.js';
 import type { SessionStore } from '../state/credentials/session-store.js';
@@ -57,8 +57,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     loggerInstance: deps.logger as FastifyBaseLogger,
     // No "incoming request"/"request completed" pair per request: two log lines cost more than serving a
     // cached response. Failures are still logged (api/errors.ts); access logs belong to the proxy.
-    disableRequestLogging: true,
-    maxParamLength: MAX_PARAM_LENGTH,
+    logController: new LogController({ disableRequestLogging: true }),
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrors(routeTable),
     trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
     // Refuse unknown body fields instead of silently dropping them (Fastify's default), so a typo in an

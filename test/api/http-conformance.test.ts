@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { negotiateEncoding } from '../../api/compression.js';
 import { RACE_ID_PATTERN } from '../../api/race-routes.js';
 import { isId } from '../../domain/ids.js';
+import type { ReadModel } from '../../state/read-model-port.js';
 import { sampleReadModel } from '../support/fake-read-model.js';
 import { type Harness, harness, problemOf } from './harness.js';
 
@@ -139,7 +140,7 @@ describe('response cache', () => {
   it('serves repeated requests without reading the model again, and rebuilds after a change', async () => {
     const rm = sampleReadModel();
     let revision = 0;
-    rm.revision = () => revision;
+    (rm as ReadModel).revision = () => revision;
     let reads = 0;
     const racesOn = rm.racesOn.bind(rm);
     rm.racesOn = async (date) => {
@@ -170,7 +171,7 @@ describe('response cache', () => {
 
   it('concurrent misses of one key share one build', async () => {
     const rm = sampleReadModel();
-    rm.revision = () => 0;
+    (rm as ReadModel).revision = () => 0;
     let reads = 0;
     const raceDays = rm.raceDays.bind(rm);
     rm.raceDays = async (from, to) => {
@@ -187,7 +188,7 @@ describe('response cache', () => {
 
   it('does not cache failures: an unknown race is looked up every time', async () => {
     const rm = sampleReadModel();
-    rm.revision = () => 0;
+    (rm as ReadModel).revision = () => 0;
     let reads = 0;
     const race = rm.race.bind(rm);
     rm.race = async (id) => {

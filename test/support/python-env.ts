@@ -1,6 +1,7 @@
 /**
  * A Python virtualenv with scripts/python-requirements.txt installed, for tests that run the project's
- * Python tools (scripts/consume-analytics.py) as an outside consumer would.
+ * Python tools (scripts/consume-analytics.py) as an outside consumer would; or with another pinned
+ * requirements file (scripts/schemathesis-requirements.txt for the API fuzzer), each in its own venv.
  *
  * The venv is created once per requirements file and interpreter, under
  * `$RACING_PYTHON_CACHE` (default `~/.cache/racing-python`)`/<hash>`, where the hash covers the
@@ -21,11 +22,13 @@ import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 export const PYTHON_REQUIREMENTS = join(ROOT, 'scripts', 'python-requirements.txt');
+/** schemathesis, pinned with everything it pulls in (test/api-fuzz). */
+export const SCHEMATHESIS_REQUIREMENTS = join(ROOT, 'scripts', 'schemathesis-requirements.txt');
 const MIN_PYTHON: readonly [number, number] = [3, 10];
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
 const LOCK_STALE_MS = INSTALL_TIMEOUT_MS + 60_000;
 
-let cached: Promise<string | undefined> | undefined;
+const cached = new Map<string, Promise<string | undefined>>();
 let unavailableReason: string | undefined;
 
 /** Why the last `pythonEnv()` resolved to undefined (for skip messages). */
@@ -34,12 +37,16 @@ export function pythonEnvUnavailableReason(): string | undefined {
 }
 
 /** Path of the venv's python with the requirements installed, or undefined when Python is unavailable (not on CI). */
-export function pythonEnv(): Promise<string | undefined> {
-  cached ??= build().catch((err: unknown) => {
-    cached = undefined; // let a later call retry
-    throw err;
-  });
-  return cached;
+export function pythonEnv(requirementsFile: string = PYTHON_REQUIREMENTS): Promise<string | undefined> {
+  let env = cached.get(requirementsFile);
+  if (!env) {
+    env = build(requirementsFile).catch((err: unknown) => {
+      cached.delete(requirementsFile); // let a later call retry
+      throw err;
+    });
+    cached.set(requirementsFile, env);
+  }
+  return env;
 }
 
 function cacheRoot(): string {
@@ -51,9 +58,9 @@ function log(msg: string): void {
 }
 
 function unavailable(reason: string): undefined {
-  const msg = `${reason} (needed by scripts/consume-analytics.py; Debian: apt-get install python3 python3-venv)`;
+  const msg = `${reason} (needed by the Python tools the tests run; Debian: apt-get install python3 python3-venv)`;
   if (process.env['CI'] === 'true') {
-    throw new Error(`[python-env] ${msg}. CI must run the Python consumer tests, so this is an error.`);
+    throw new Error(`[python-env] ${msg}. CI must run the Python tests, so this is an error.`);
   }
   unavailableReason = msg;
   log(`${msg}; tests that need it are SKIPPED`);
@@ -82,7 +89,7 @@ function probeInterpreter(python: string): Interpreter | undefined {
   }
 }
 
-async function build(): Promise<string | undefined> {
+async function build(requirementsFile: string): Promise<string | undefined> {
   unavailableReason = undefined;
   const python = 'python3';
   const interp = probeInterpreter(python);
@@ -95,7 +102,7 @@ async function build(): Promise<string | undefined> {
     return unavailable('python3 lacks the venv module or pip (ensurepip)');
   }
 
-  const requirements = await readFile(PYTHON_REQUIREMENTS, 'utf8');
+  const requirements = await readFile(requirementsFile, 'utf8');
   const hash = createHash('sha256')
     .update(requirements)
     .update(`\0${interp.version.join('.')}\0${interp.basePrefix}\0${process.platform}-${process.arch}`)
@@ -110,12 +117,12 @@ async function build(): Promise<string | undefined> {
   return withLock(`${venv}.lock`, async () => {
     if (existsSync(marker) && existsSync(venvPython)) return venvPython; // built while we waited
     const started = Date.now();
-    log(`creating ${venv} from scripts/python-requirements.txt (first run only; downloads from PyPI)...`);
+    log(`creating ${venv} from ${requirementsFile} (first run only; downloads from PyPI)...`);
     await rm(venv, { recursive: true, force: true });
     await run(python, ['-m', 'venv', venv], 120_000);
     await run(
       venvPython,
-      ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '-q', '-r', PYTHON_REQUIREMENTS],
+      ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '-q', '-r', requirementsFile],
       INSTALL_TIMEOUT_MS,
     );
     await writeFile(
