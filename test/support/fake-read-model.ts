@@ -1,9 +1,22 @@
 /**
  * An in-memory ReadModel for API tests, faithful to the port's contract (orderings, [from, to) windows,
  * the demo-date rule), plus builders for races, runners and rows and a small hand-made fixture.
+ * Races can be added as finished RaceDetails (addRace) or built from topic values (fromEvents / load);
+ * test/contract/read-model-contract.ts holds it and LevelReadModel to the same contract.
  */
+import { readFileSync } from 'node:fs';
 import type { RaceDay, RaceDetail, RaceRunner, RaceSummary, ReadModel } from '../../state/read-model-port.js';
-import type { AnalyticsRow } from '../../domain/avro-types.generated.js';
+import type { AnalyticsRow, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
+
+/** Topic values for FakeReadModel.load, applied in this order: cards, results, rows, then tombstones. */
+export interface FakeEvents {
+  cards?: readonly RaceCard[];
+  results?: readonly RaceResult[];
+  /** analytics rows; a later row for the same (raceId, horseId) replaces the earlier */
+  rows?: readonly AnalyticsRow[];
+  /** deleted rows (the analytics topic's tombstones) */
+  tombstones?: readonly { raceId: string; horseId: string }[];
+}
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const byOff = (a: RaceSummary, b: RaceSummary): number =>
@@ -14,13 +27,111 @@ function summaryOf(r: RaceDetail): RaceSummary {
   return summary;
 }
 
+/**
+ * The card that supersedes: a higher publishedAt, then a higher version (RaceCard.avsc). Written out here
+ * rather than imported so the fake does not share the real read model's code.
+ */
+const supersedes = (next: RaceCard, current: RaceCard): boolean =>
+  next.publishedAt !== current.publishedAt ? next.publishedAt > current.publishedAt : next.version > current.version;
+
+/** A race as the API shows it: the latest card's facts, each runner joined with its line of the result. */
+function detailOf(c: RaceCard, result: RaceResult | undefined): RaceDetail {
+  const placed = new Map((result?.runners ?? []).map((x) => [x.horseId, x]));
+  return {
+    raceId: c.raceId,
+    courseId: c.courseId,
+    courseName: c.courseName,
+    country: c.country,
+    offTime: new Date(c.offTime).toISOString(),
+    meetingDate: c.meetingDate,
+    raceName: c.raceName,
+    discipline: c.discipline,
+    surface: c.surface,
+    distanceYards: c.distanceYards,
+    going: c.going,
+    raceClass: c.raceClass,
+    fieldSize: c.runners.reduce((n, r) => (r.nonRunner ? n : n + 1), 0),
+    cardVersion: c.version,
+    status: result ? 'result' : 'declared',
+    winningTimeSeconds: result ? result.winningTimeSeconds : null,
+    runners: c.runners.map((r): RaceRunner => {
+      const line = placed.get(r.horseId);
+      return {
+        horseId: r.horseId,
+        horseName: r.horseName,
+        age: r.age,
+        sireId: r.sireId,
+        sireName: r.sireName,
+        jockeyId: r.jockeyId,
+        jockeyName: r.jockeyName,
+        trainerId: r.trainerId,
+        trainerName: r.trainerName,
+        saddleCloth: r.saddleCloth,
+        draw: r.draw,
+        weightLbs: r.weightLbs,
+        officialRating: r.officialRating,
+        nonRunner: r.nonRunner,
+        sex: r.sex,
+        headgear: r.headgear,
+        jockeyClaimLbs: r.jockeyClaimLbs,
+        ownerId: r.ownerId,
+        ownerName: r.ownerName,
+        damId: r.damId,
+        damName: r.damName,
+        damSireId: r.damSireId,
+        damSireName: r.damSireName,
+        position: line?.position ?? null,
+        resultStatus: line?.status ?? null,
+        beatenLengths: line?.beatenLengths ?? null,
+        startingPrice: line?.startingPrice ?? null,
+        favourite: line?.favourite ?? null,
+      };
+    }),
+  };
+}
+
 export class FakeReadModel implements ReadModel {
   readonly races = new Map<string, RaceDetail>();
   readonly rows = new Map<string, AnalyticsRow[]>();
+  /** Latest card and result per race, kept by load() (a result may arrive before its card). */
+  readonly #cards = new Map<string, RaceCard>();
+  readonly #results = new Map<string, RaceResult>();
 
   constructor(races: readonly RaceDetail[] = [], rows: readonly AnalyticsRow[] = []) {
     for (const r of races) this.addRace(r);
     for (const row of rows) this.addRow(row);
+  }
+
+  /** A model built from topic values, as the real read model builds itself from the topics. */
+  static fromEvents(events: FakeEvents): FakeReadModel {
+    const m = new FakeReadModel();
+    m.load(events);
+    return m;
+  }
+
+  /**
+   * Applies topic values: the latest card version wins (an older one arriving later is ignored), a
+   * later-published result replaces an earlier one, a race is shown once it has a card (a result that
+   * came first is held until then), rows replace by (raceId, horseId) and tombstones delete.
+   */
+  load(events: FakeEvents): void {
+    const touched = new Set<string>();
+    for (const c of events.cards ?? []) {
+      const current = this.#cards.get(c.raceId);
+      if (!current || supersedes(c, current)) this.#cards.set(c.raceId, c);
+      touched.add(c.raceId);
+    }
+    for (const r of events.results ?? []) {
+      const current = this.#results.get(r.raceId);
+      if (!current || r.publishedAt > current.publishedAt) this.#results.set(r.raceId, r);
+      touched.add(r.raceId);
+    }
+    for (const raceId of touched) {
+      const c = this.#cards.get(raceId);
+      if (c) this.addRace(detailOf(c, this.#results.get(raceId)));
+    }
+    for (const row of events.rows ?? []) this.putRow(row);
+    for (const t of events.tombstones ?? []) this.deleteRow(t.raceId, t.horseId);
   }
 
   addRace(race: RaceDetail): void {
@@ -32,6 +143,23 @@ export class FakeReadModel implements ReadModel {
     const list = this.rows.get(row.raceId) ?? [];
     list.push(row);
     this.rows.set(row.raceId, list);
+  }
+
+  /** Puts a row, replacing the race's row of the same horse. */
+  putRow(row: AnalyticsRow): void {
+    const list = (this.rows.get(row.raceId) ?? []).filter((r) => r.horseId !== row.horseId);
+    list.push(row);
+    this.rows.set(row.raceId, list);
+  }
+
+  /** Deletes a row (a tombstone); deleting an absent row does nothing. */
+  deleteRow(raceId: string, horseId: string): void {
+    const list = this.rows.get(raceId);
+    if (list)
+      this.rows.set(
+        raceId,
+        list.filter((r) => r.horseId !== horseId),
+      );
   }
 
   async raceDays(from: string, to: string): Promise<RaceDay[]> {
@@ -69,9 +197,10 @@ export class FakeReadModel implements ReadModel {
     return [...(this.rows.get(raceId) ?? [])].sort((a, b) => cmp(a.horseId, b.horseId));
   }
 
+  /** Every row held, including rows of a race whose card has not arrived (analytics() hides those). */
   async *allAnalytics(): AsyncIterable<AnalyticsRow> {
     for (const raceId of [...this.rows.keys()].sort(cmp)) {
-      for (const row of (await this.analytics(raceId)) ?? []) yield row;
+      yield* [...this.rows.get(raceId)!].sort((a, b) => cmp(a.horseId, b.horseId));
     }
   }
 
@@ -143,8 +272,23 @@ export function makeRace(overrides: Partial<RaceDetail> & { raceId: string; offT
   };
 }
 
+/**
+ * The defaults AnalyticsRow.avsc gives the fields appended after the first 45 (the catalogue, ...), read
+ * from the schema so makeRow's rows stay complete whatever it appends next.
+ */
+const ROW_DEFAULTS = Object.fromEntries(
+  (
+    JSON.parse(readFileSync(new URL('../../schemas/AnalyticsRow.avsc', import.meta.url), 'utf8')) as {
+      fields: { name: string; default?: unknown }[];
+    }
+  ).fields
+    .filter((f) => 'default' in f)
+    .map((f) => [f.name, f.default]),
+) as unknown as AnalyticsRow;
+
 export function makeRow(overrides: Partial<AnalyticsRow> & { raceId: string; horseId: string }): AnalyticsRow {
   return {
+    ...ROW_DEFAULTS,
     computedAtUtc: '2024-05-09T18:00:00.000Z',
     position: 0,
     status: 'provisional',
