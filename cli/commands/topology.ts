@@ -14,6 +14,8 @@
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { fromFile } from 'geotiff';
 import { COURSES, courseByCode, courseIdOf, type CourseInfo } from '../../domain/courses.js';
 import type { CourseTopology } from '../../domain/avro-types.generated.js';
 import {
@@ -22,9 +24,11 @@ import {
   type DemProduct,
   type ElevationGrid,
   type LonLat,
+  type LonLatBox,
   measureTopologyDetailed,
   readDem,
   readGeometry,
+  readGeoTiffSource,
   type RunningDirection,
   type TopologyBlock,
   TopologyError,
@@ -68,7 +72,7 @@ export interface TopologyBuildResult {
 export async function topologyBuild(opts: TopologyBuildOptions): Promise<TopologyBuildResult[]> {
   if (opts.dem.length === 0) throw new TopologyError('option_invalid', 'topology build needs at least one --dem FILE');
   const lines = await loadGeometry(opts.geometry, opts);
-  const grids = await loadDems(opts.dem, opts);
+  const grids = await loadDems(opts.dem, { ...opts, window: surroundings(lines) });
   const info = opts.course === undefined ? undefined : findCourse(opts.course);
   if (opts.course !== undefined && lines.length > 1) {
     throw new TopologyError(
@@ -97,17 +101,49 @@ export async function loadGeometry(
   return readGeometry(path, await readFile(path), { wayIds: opts.wayIds, source: opts.geometrySource });
 }
 
+/**
+ * Reads elevation files. A GeoTIFF is opened lazily and, given a window, only the cells around it are
+ * read (an EU-DEM tile is several GB); a GeoTIFF that does not reach the window is left out.
+ */
 export async function loadDems(
   paths: readonly string[],
-  opts: { demCrs?: string; demProduct?: DemProduct } = {},
+  opts: { demCrs?: string; demProduct?: DemProduct; window?: LonLatBox } = {},
 ): Promise<ElevationGrid[]> {
   const grids: ElevationGrid[] = [];
   for (const path of paths) {
+    if (/\.tiff?$/i.test(path)) {
+      const tile = basename(path).replace(/\.tiff?$/i, '');
+      const tiff = await fromFile(path);
+      try {
+        const grid = await readGeoTiffSource(tiff, {
+          tile,
+          crs: opts.demCrs,
+          product: opts.demProduct,
+          window: opts.window,
+        });
+        if (grid) grids.push(grid);
+      } finally {
+        await tiff.close();
+      }
+      continue;
+    }
     const prjPath = path.replace(/\.asc$/i, '.prj');
     const prj = prjPath !== path && existsSync(prjPath) ? await readFile(prjPath, 'utf8') : undefined;
     grids.push(...(await readDem(path, await readFile(path), { crs: opts.demCrs, product: opts.demProduct, prj })));
   }
   return grids;
+}
+
+/** The lines' bounding box with about 1 km to spare. */
+function surroundings(lines: readonly CourseLine[]): LonLatBox {
+  const pts = lines.flatMap((l) => l.coordinates);
+  const margin = 0.01;
+  return {
+    west: Math.min(...pts.map((p) => p[0])) - margin,
+    south: Math.min(...pts.map((p) => p[1])) - margin,
+    east: Math.max(...pts.map((p) => p[0])) + margin,
+    north: Math.max(...pts.map((p) => p[1])) + margin,
+  };
 }
 
 function findCourse(idOrCode: string): CourseInfo | undefined {

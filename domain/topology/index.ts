@@ -39,7 +39,7 @@ export {
 } from './measure.js';
 export { readAsciiGrid, type AsciiGridOptions } from './read-ascii-grid.js';
 export { readGeoJson, type GeoJsonReadOptions } from './read-geojson.js';
-export { readGeoTiff, type GeoTiffOptions } from './read-geotiff.js';
+export { readGeoTiff, readGeoTiffSource, type GeoTiffOptions, type LonLatBox } from './read-geotiff.js';
 export { HGT_VOID, readHgt } from './read-hgt.js';
 export { readDem, readGeometry, type DemReadOptions, type GeometryReadOptions } from './read-input.js';
 export { readOsmXml, type OsmXmlReadOptions } from './read-osm-xml.js';

@@ -1,9 +1,11 @@
 /**
  * GeoTIFF elevation models (EU-DEM tiles, SRTM or Copernicus GeoTIFFs), read with the `geotiff`
  * package. Georeferencing from ModelTiepoint + ModelPixelScale (or a north-up ModelTransformation),
- * the raster type (PixelIsArea / PixelIsPoint) and the EPSG code from the GeoKeys.
+ * the raster type (PixelIsArea / PixelIsPoint) and the EPSG code from the GeoKeys. A window (the
+ * course's surroundings) reads only the cells needed: an EU-DEM tile has 1.6 billion.
  */
-import { fromArrayBuffer } from 'geotiff';
+import { fromArrayBuffer, type GeoTIFF } from 'geotiff';
+import { converter, resolveCrs, WGS84 } from './crs.js';
 import { gridFromValues } from './dem-grid.js';
 import { TopologyError } from './errors.js';
 import type { DemProduct, ElevationGrid } from './types.js';
@@ -15,17 +17,48 @@ export interface GeoTiffOptions {
   readonly product?: DemProduct;
 }
 
+/** A WGS84 box (degrees). */
+export interface LonLatBox {
+  readonly west: number;
+  readonly south: number;
+  readonly east: number;
+  readonly north: number;
+}
+
+/** Cells read beyond the window on every side, so bilinear sampling at its edge has its neighbours. */
+const WINDOW_MARGIN_CELLS = 2;
+
 const USER_DEFINED = 32767;
 
 export async function readGeoTiff(bytes: Uint8Array, options: GeoTiffOptions): Promise<ElevationGrid> {
+  // geotiff wants an ArrayBuffer of exactly the file (a Node Buffer may be a view into a larger pool).
+  const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  let tiff: GeoTIFF;
+  try {
+    tiff = await fromArrayBuffer(ab);
+  } catch (cause) {
+    throw new TopologyError('dem_parse', `GeoTIFF ${options.tile}: not a readable TIFF (${(cause as Error).message})`, {
+      cause,
+      details: { tile: options.tile },
+    });
+  }
+  return (await readGeoTiffSource(tiff, options))!;
+}
+
+/**
+ * Reads an opened GeoTIFF (the CLI opens files lazily with geotiff's fromFile). With a window, only
+ * the cells covering it (plus a margin) are read, and null means the tile does not reach the window.
+ */
+export async function readGeoTiffSource(
+  tiff: GeoTIFF,
+  options: GeoTiffOptions & { window?: LonLatBox },
+): Promise<ElevationGrid | null> {
   const fail = (msg: string, cause?: unknown): never => {
     throw new TopologyError('dem_parse', `GeoTIFF ${options.tile}: ${msg}`, { cause, details: { tile: options.tile } });
   };
-  // geotiff wants an ArrayBuffer of exactly the file (a Node Buffer may be a view into a larger pool).
-  const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   let image;
   try {
-    image = await (await fromArrayBuffer(ab)).getImage(0);
+    image = await tiff.getImage(0);
   } catch (cause) {
     return fail(`not a readable TIFF (${(cause as Error).message})`, cause);
   }
@@ -69,7 +102,32 @@ export async function readGeoTiff(bytes: Uint8Array, options: GeoTiffOptions): P
     );
   }
 
-  const raster = await image.readRasters({ samples: [0], interleave: true });
+  // [c0, r0, c1, r1): the cells to read.
+  let win: [number, number, number, number] = [0, 0, ncols, nrows];
+  if (options.window) {
+    const w = options.window;
+    const toGrid = converter(resolveCrs(crs).def, WGS84);
+    const corners = [
+      [w.west, w.south],
+      [w.west, w.north],
+      [w.east, w.south],
+      [w.east, w.north],
+      [(w.west + w.east) / 2, w.south],
+      [(w.west + w.east) / 2, w.north],
+      [w.west, (w.south + w.north) / 2],
+      [w.east, (w.south + w.north) / 2],
+    ].map(([lon, lat]) => toGrid.inverse([lon!, lat!]));
+    const cs = corners.map(([x]) => (x - x0) / sx);
+    const rs = corners.map(([, y]) => (y0 - y) / sy);
+    win = [
+      Math.max(0, Math.floor(Math.min(...cs)) - WINDOW_MARGIN_CELLS),
+      Math.max(0, Math.floor(Math.min(...rs)) - WINDOW_MARGIN_CELLS),
+      Math.min(ncols, Math.ceil(Math.max(...cs)) + 1 + WINDOW_MARGIN_CELLS),
+      Math.min(nrows, Math.ceil(Math.max(...rs)) + 1 + WINDOW_MARGIN_CELLS),
+    ];
+    if (win[0] >= win[2] || win[1] >= win[3]) return null;
+  }
+  const raster = await image.readRasters({ samples: [0], interleave: true, window: win });
   const values =
     raster instanceof Float64Array || raster instanceof Float32Array
       ? raster
@@ -79,10 +137,10 @@ export async function readGeoTiff(bytes: Uint8Array, options: GeoTiffOptions): P
       product: options.product ?? (/eu[_-]?dem/i.test(options.tile) ? 'eu-dem' : 'other'),
       tile: options.tile,
       crs,
-      ncols,
-      nrows,
-      x0,
-      y0,
+      ncols: win[2] - win[0],
+      nrows: win[3] - win[1],
+      x0: x0 + win[0] * sx,
+      y0: y0 - win[1] * sy,
       dx: sx,
       dy: sy,
       nodata: image.getGDALNoData(),

@@ -7,9 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import avro from 'avsc';
 import { unzipSync } from 'fflate';
+import { writeArrayBuffer } from 'geotiff';
 import { afterAll, describe, expect, it } from 'vitest';
 import { topologyBuild } from '../../cli/commands/topology.js';
 import { courseIdOf } from '../../domain/courses.js';
+import { measureTopology, readDem, readGeoJson } from '../../domain/topology/index.js';
 import { fixturePath, fixtureText, HAVE_TILES, tilePath } from '../fixtures/topology/helpers.js';
 
 /** The CourseTopology record type of the Course schema (the branch of its nullable `topology` field). */
@@ -79,6 +81,47 @@ describe.skipIf(!HAVE_TILES)('topologyBuild', () => {
       '© OpenStreetMap contributors',
       'Contains OS data © Crown copyright and database right 2013',
     ]);
+  });
+
+  it('reads GeoTIFF files lazily, only round the line, and leaves out tiles it does not reach', async () => {
+    // A 2 km plane (10 m cells, British National Grid) under the hand-made Epsom line, and one far away.
+    const tif = (e0: number, n0: number) => {
+      const n = 201;
+      const values = Float32Array.from({ length: n * n }, (_, i) => 100 + (e0 + 10 * (i % n) - 521000) / 100);
+      return new Uint8Array(
+        writeArrayBuffer(values, {
+          width: n,
+          height: n,
+          ModelPixelScale: [10, 10, 0],
+          ModelTiepoint: [0, 0, 0, e0 - 5, n0 + 5, 0],
+          GTModelTypeGeoKey: 1,
+          GTRasterTypeGeoKey: 1,
+          ProjectedCSTypeGeoKey: 27700,
+          SampleFormat: [3],
+          BitsPerSample: [32],
+        }),
+      );
+    };
+    const near = tif(521000, 159500);
+    writeFileSync(join(dir, 'near.tif'), near);
+    writeFileSync(join(dir, 'far.tif'), tif(400000, 300000));
+    const [r] = await topologyBuild({
+      geometry: fixturePath('epsom-hand-made-line.geojson'),
+      dem: [join(dir, 'far.tif'), join(dir, 'near.tif')],
+      measuredOn: '2024-05-01',
+    });
+    const whole = measureTopology(
+      readGeoJson(fixtureText('epsom-hand-made-line.geojson'))[0]!,
+      await readDem('near.tif', near),
+      {
+        measuredOn: '2024-05-01',
+      },
+    );
+    expect(r!.block).toEqual(whole);
+    expect(r!.block.provenance.elevation.tiles).toEqual(['near']);
+    // The plane rises 1 m per 100 m of easting and the line runs 800 m east.
+    expect(r!.block.totalClimbM).toBeCloseTo(8, 0);
+    expect(r!.block.attribution).toEqual([]);
   });
 
   it('starts a circuit at the winning post and fails clearly on missing inputs', async () => {

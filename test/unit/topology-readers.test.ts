@@ -4,7 +4,7 @@
  * the reference systems (points whose projected coordinates are known exactly).
  */
 import { zipSync } from 'fflate';
-import { writeArrayBuffer } from 'geotiff';
+import { fromArrayBuffer, writeArrayBuffer } from 'geotiff';
 import { describe, expect, it } from 'vitest';
 import {
   type CourseLine,
@@ -17,6 +17,7 @@ import {
   readGeoJson,
   readGeometry,
   readGeoTiff,
+  readGeoTiffSource,
   readHgt,
   readOsmXml,
   resolveCrs,
@@ -349,6 +350,21 @@ describe('GeoTIFF', () => {
       'Produced using Copernicus data and information funded by the European Union - EU-DEM layers',
     ]);
     expect(b.provenance.elevation).toEqual({ source: 'dem', products: ['EU-DEM'], tiles: ['eu_dem_v11_E30N30'] });
+
+    // A window round the line reads only its cells (plus two on every side) and samples the same.
+    const [w0, w1] = line.coordinates;
+    const window = { west: w0![0] - 0.001, south: w0![1] - 0.001, east: w1![0] + 0.001, north: w1![1] + 0.001 };
+    const tiff = await fromArrayBuffer(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+    const part = (await readGeoTiffSource(tiff, { tile: 'eu_dem_v11_E30N30', window }))!;
+    // The box is the line's lon/lat extent; LAEA is turned about 9 degrees against it here.
+    expect(part.ncols * part.nrows).toBeLessThan((n * n) / 2);
+    const c0 = Math.round((part.x0 - x0) / 25);
+    const r0 = Math.round((y0 - part.y0) / 25);
+    expect(part.values[0]).toBe(g!.values[r0 * n + c0]);
+    expect(part.values[part.ncols + 1]).toBe(g!.values[(r0 + 1) * n + c0 + 1]);
+    expect(measureTopology(line, [part], { measuredOn: '2024-05-01', direction: 'straight' })).toEqual(b);
+    const far = { west: 5, south: 45, east: 5.1, north: 45.1 };
+    expect(await readGeoTiffSource(tiff, { tile: 'x', window: far })).toBeNull();
   });
 });
 
