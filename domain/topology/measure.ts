@@ -15,6 +15,8 @@ export const SMOOTHING_SAMPLES = 5;
 export const PROFILE_STEP_M = 50;
 /** A winning post further than this from a circuit is a mistake, not a point to start from. */
 export const WINNING_POST_MAX_OFFSET_M = 50;
+/** An open line must turn at least this much (30 degrees) for its turning to tell its direction. */
+const MIN_NET_TURNING_RAD = Math.PI / 6;
 export const OSM_ATTRIBUTION = '© OpenStreetMap contributors';
 export const METHOD =
   'racing-topology/1: 10 m resampling in a local transverse Mercator; 5-sample centred moving average ' +
@@ -211,10 +213,16 @@ function orient(
     return { points: toStart < toEnd ? reversed() : pts, by: 'winning-post' };
   }
   if (direction === 'left' || direction === 'right') {
-    const sense = closed ? signedArea(pts) : netTurning(pts);
     const wantLeft = direction === 'left';
-    const flip = sense !== 0 && sense > 0 !== wantLeft;
-    return { points: flip ? reversed() : pts, by: closed ? 'signed-area' : 'net-turning' };
+    if (closed) {
+      const area = signedArea(pts);
+      return { points: area !== 0 && area > 0 !== wantLeft ? reversed() : pts, by: 'signed-area' };
+    }
+    // An open line that hardly turns (a straight listed with a hand) says nothing about its direction.
+    const turning = netTurning(pts);
+    if (Math.abs(turning) >= MIN_NET_TURNING_RAD) {
+      return { points: turning > 0 !== wantLeft ? reversed() : pts, by: 'net-turning' };
+    }
   }
   // Straight: as given. Figure of eight: its two loops turn opposite ways, so neither area nor turning
   // tells the direction; it is measured as drawn (give the winning post to orient an open line).

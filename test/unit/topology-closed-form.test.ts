@@ -248,6 +248,25 @@ describe('turns', () => {
     expect(asDrawn.turns.map((t) => t.headingChangeDeg)).toEqual([-180, -180]);
   });
 
+  it('orients an open horseshoe by its net turning, and leaves a nearly straight line as drawn', () => {
+    // Half the K = 20 oval: the southern straight, the eastern bend, the northern straight, drawn the
+    // wrong way round (clockwise); as a left-handed course it is reversed, and turns +180.
+    const { points } = chordOval(200, 20);
+    const u = points.slice(0, 20 + 20 + 21);
+    const b = measureTopology(planeLine([...u].reverse(), false), [flat], { ...ON, direction: 'left' });
+    expect(b.orientedBy).toBe('net-turning');
+    expect(b.turns.map((t) => [t.hand, t.headingChangeDeg])).toEqual([['left', 180]]);
+    // 20 degrees of net turning is not enough to tell a direction.
+    const bent: XY[] = [
+      [-500, 0],
+      [0, 0],
+      [500, 500 * Math.tan((20 * Math.PI) / 180)],
+    ];
+    const s = measureTopology(planeLine(bent, false), [flat], { ...ON, direction: 'right' });
+    expect(s.orientedBy).toBe('as-drawn');
+    expect(s.turns.map((t) => t.hand)).toEqual(['left']);
+  });
+
   it('starts a circuit at the winning post', () => {
     // Post 3 m outside the middle of the northern straight (0, R): distances are now counted from
     // there, so the western bend starts at 100 - 10 = 90 m and the eastern one at 100 + 200 + 200 - 10.
