@@ -9,7 +9,7 @@ import type { Logger } from '../domain/logger.js';
 import type { AccountStore } from '../state/credentials/account-store.js';
 import type { SessionStore } from '../state/credentials/session-store.js';
 import { accountRoutes } from './account-routes.js';
-import { addressLimitHook } from './address-limit.js';
+import { limitKeylessRoutes } from './address-limit.js';
 import { apiKeyHook } from './auth.js';
 import { installCompression } from './compression.js';
 import { type ApiConfig, validateApiConfig } from './config.js';
@@ -18,6 +18,7 @@ import { installProblemHandlers } from './errors.js';
 import { installEtags } from './etag.js';
 import type { KeyStore } from '../state/credentials/key-store.js';
 import { metaRoutes } from './meta-routes.js';
+import { installOperations, type OperationsDeps } from './metrics-routes.js';
 import { buildOpenApi, collectRoutes } from './openapi.js';
 import { raceRoutes } from './race-routes.js';
 import { RateLimiter } from './rate-limit.js';
@@ -42,6 +43,8 @@ export interface AppDeps {
    */
   accounts?: AccountStore;
   sessions?: SessionStore;
+  /** /metrics, /api/v1/health/live and /api/v1/health/ready (api/metrics-routes.ts) when given. */
+  operations?: OperationsDeps;
 }
 
 /** Name of the session cookie over plain HTTP (over TLS it carries the __Host- prefix). */
@@ -71,14 +74,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const routes = collectRoutes(app);
   routeTable.watch(app);
   installProblemHandlers(app);
+  if (deps.operations) installOperations(app, deps.operations);
   installMethodNotAllowed(app, routeTable);
   installEtags(app);
   installCompression(app);
   app.register(cookie);
-  app.addHook(
-    'onRequest',
-    addressLimitHook(new RateLimiter({ requestsPerMinute: config.rateLimit.perAddressPerMinute, clock })),
-  );
+  limitKeylessRoutes(app, new RateLimiter({ requestsPerMinute: config.rateLimit.perAddressPerMinute, clock }));
   const cache = new ResponseCache({ revision: () => deps.readModel.revision?.() });
   const credentials = deps.accounts && deps.sessions ? { accounts: deps.accounts, sessions: deps.sessions } : undefined;
 

@@ -293,6 +293,13 @@ const CORE_FIELDS: Record<string, FieldText> = {
       definition: "Races with a draw (and at least 6 runners) that the snapshot's draw rates rest on.",
       missing: '0 when there is no snapshot or the runner has no draw (drawBiasStrength is 0 then too)',
     },
+    snapshotPeriod: {
+      origin: 'extension',
+      unit: null,
+      definition:
+        "The period of the course snapshot this row joined (drawBiasStrength and family I): with the race's course, discipline, distance bucket and surface it is the key of that row on racing.course-snapshots.v1 and in /courses/{courseId}/analytics. YYYY-MM (monthly) or YYYY-MM-DD (daily, once live).",
+      missing: "empty string when no snapshot is in force (no race of the key was visible before the race's period)",
+    },
   }),
   ...group('confirmed', 'course record', 'confirmed', {
     courseTotalClimbM: {

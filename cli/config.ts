@@ -14,6 +14,12 @@ const ServiceSchema = Type.Object({
   dataDir: Type.String({ minLength: 1 }),
   mode: Type.Union([Type.Literal('embedded'), Type.Literal('kafka')]),
   partitions: Type.Integer({ minimum: 1, maximum: 256 }),
+  /** readiness: most records the processor or the view may be behind (RACING_READY_MAX_LAG) */
+  readyMaxLag: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }),
+  /** readiness: longest time without a processed batch while there is lag (RACING_READY_MAX_STALL_MS) */
+  readyMaxStallMs: Type.Integer({ minimum: 1_000, maximum: 86_400_000 }),
+  /** when set, GET /metrics needs Authorization: Bearer <token> (METRICS_TOKEN) */
+  metricsToken: Type.Union([Type.Null(), Type.String({ minLength: 16 })]),
   replicationFactor: Type.Integer({ minimum: 1, maximum: 16 }),
   demoYears: Type.Integer({ minimum: 1, maximum: 40 }),
   demoScale: Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
@@ -25,6 +31,8 @@ const ServiceSchema = Type.Object({
   registryHost: Type.String({ minLength: 1 }),
   registryPort: Type.Integer({ minimum: 0, maximum: 65535 }),
   checkpointIntervalMs: Type.Integer({ minimum: 10, maximum: 3_600_000 }),
+  /** course snapshots are daily from this date (the first day of a month); null: monthly only */
+  dailySnapshotsFrom: Type.Union([Type.Null(), Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])-01$' })]),
 });
 
 export type ServiceConfig = Readonly<Static<typeof ServiceSchema>> & { readonly api: ApiConfig };
@@ -49,6 +57,9 @@ const NAMES: Record<string, string> = {
   '/dataDir': 'RACING_DATA_DIR',
   '/mode': 'RACING_MODE (embedded or kafka)',
   '/partitions': 'RACING_PARTITIONS (1..256)',
+  '/readyMaxLag': 'RACING_READY_MAX_LAG (records, 0..1000000000)',
+  '/readyMaxStallMs': 'RACING_READY_MAX_STALL_MS (1000..86400000)',
+  '/metricsToken': 'METRICS_TOKEN (at least 16 characters)',
   '/replicationFactor': 'RACING_REPLICATION_FACTOR (1..16)',
   '/demoYears': 'RACING_DEMO_YEARS (1..40)',
   '/demoScale': 'RACING_DEMO_SCALE (a fraction in (0, 1])',
@@ -59,6 +70,7 @@ const NAMES: Record<string, string> = {
   '/registryHost': 'REGISTRY_HOST',
   '/registryPort': 'REGISTRY_PORT (0..65535)',
   '/checkpointIntervalMs': 'RACING_CHECKPOINT_MS (10..3600000)',
+  '/dailySnapshotsFrom': 'RACING_DAILY_SNAPSHOTS_FROM (YYYY-MM-01, the first day of a month)',
 };
 
 /**
@@ -78,6 +90,9 @@ export function serviceConfigFromEnv(env: Env): ServiceConfig {
     dataDir,
     mode: env['RACING_MODE']?.trim() || 'embedded',
     partitions: int(env, 'RACING_PARTITIONS', 4),
+    readyMaxLag: int(env, 'RACING_READY_MAX_LAG', 1_000),
+    readyMaxStallMs: int(env, 'RACING_READY_MAX_STALL_MS', 30_000),
+    metricsToken: env['METRICS_TOKEN']?.trim() || null,
     replicationFactor: int(env, 'RACING_REPLICATION_FACTOR', 1),
     demoYears: int(env, 'RACING_DEMO_YEARS', 3),
     demoScale: num(env, 'RACING_DEMO_SCALE', 0.6),
@@ -91,6 +106,7 @@ export function serviceConfigFromEnv(env: Env): ServiceConfig {
     registryHost: env['REGISTRY_HOST']?.trim() || '127.0.0.1',
     registryPort: int(env, 'REGISTRY_PORT', 8081),
     checkpointIntervalMs: int(env, 'RACING_CHECKPOINT_MS', 5000),
+    dailySnapshotsFrom: env['RACING_DAILY_SNAPSHOTS_FROM']?.trim() || null,
   };
   if (!Value.Check(ServiceSchema, candidate)) {
     const problems = [...Value.Errors(ServiceSchema, candidate)].map((e) => {

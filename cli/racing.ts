@@ -4,12 +4,13 @@
  *   start | generate | process | serve | rebuild | keys create|revoke|list | accounts grant|revoke|list
  *   | export analytics
  */
+import { writeSettings } from './settings.js';
 import { parseArgs } from 'node:util';
 import { isRacingError, RacingError } from '../domain/errors.js';
 import { createLogger, type Logger } from '../domain/logger.js';
 import { type ServiceConfig, serviceConfigFromEnv } from './config.js';
-import { createKey, exportAnalytics, listKeys, revokeKey, type Target } from './commands/admin-client.js';
 import { formatAccounts, listAccounts, setAccess } from './commands/accounts.js';
+import { createKey, exportAnalytics, listKeys, revokeKey, type Target } from './commands/admin-client.js';
 import {
   checkDateArg,
   demoRange,
@@ -22,6 +23,7 @@ import {
 import { importResults } from './commands/import.js';
 import { serveRegistry } from './commands/registry.js';
 import { serve } from './commands/serve.js';
+import { fetchStatus, formatStatus, serviceUrl } from './commands/status.js';
 import { openRuntime, type Runtime } from './runtime.js';
 import { runningService } from './service-file.js';
 
@@ -41,13 +43,15 @@ const USAGE = `usage: racing <command> [options]
   keys create --name NAME [--json]
   keys revoke KEY_ID
   keys list [--json]
-  import results-csv FILE... [--official-rating result|card-when-present] [--fix-morning-offs]
   accounts grant EMAIL           give an account API access (early access), effective at once
   accounts revoke EMAIL          withdraw it (its keys and sessions get 403 access_not_granted)
   accounts list [--json]         accounts and their access (never passwords)
+  import results-csv FILE... [--official-rating result|card-when-present] [--fix-morning-offs]
                                  [--extended-flat-races] [--report FILE]
                                  publish real monthly results files (see docs/importer.md)
   export analytics [--out FILE]  every current row as NDJSON sorted by raceId then horseId
+  status [--url URL] [--json]    the running service's readiness, lag and tasks (HOST:PORT by default);
+                                 exit 0 ready, 1 not ready, 3 no service answering
 
 environment: RACING_DATA_DIR (./data), HOST (127.0.0.1), PORT (3000), RACING_PARTITIONS (4),
              RACING_DEMO_YEARS (3), RACING_DEMO_SCALE (0.6), RATE_LIMIT_PER_MINUTE (600), LOG_LEVEL (info),
@@ -93,6 +97,10 @@ export async function main(argv: string[]): Promise<number> {
           `empty data dir ${config.dataDir}: generating a demo history ${range.from} .. ${range.to}\n`,
         );
         await generate(rt, { ...range, seed: 1, scale: config.demoScale, until: Date.now() });
+        // the demo is live from this month on: its course snapshots are daily from the 1st (settings.ts)
+        if (config.dailySnapshotsFrom === null) {
+          writeSettings(config.dataDir, { dailySnapshotsFrom: `${new Date().toISOString().slice(0, 7)}-01` });
+        }
       }
       const figures = await processAll(rt);
       process.stderr.write(
@@ -215,11 +223,6 @@ export async function main(argv: string[]): Promise<number> {
       }
       throw new RacingError('validation_failed', 'keys needs one of: create, revoke, list');
     }
-    case 'import': {
-      const [what, ...args] = rest;
-      if (what !== 'results-csv') throw new RacingError('validation_failed', 'import needs: results-csv FILE...');
-      const { values, positionals } = parseArgs({
-        args,
     case 'accounts': {
       const [sub, ...args] = rest;
       const { values, positionals } = parseArgs({
@@ -246,6 +249,11 @@ export async function main(argv: string[]): Promise<number> {
       }
       throw new RacingError('validation_failed', 'accounts needs one of: grant, revoke, list');
     }
+    case 'import': {
+      const [what, ...args] = rest;
+      if (what !== 'results-csv') throw new RacingError('validation_failed', 'import needs: results-csv FILE...');
+      const { values, positionals } = parseArgs({
+        args,
         allowPositionals: true,
         options: {
           'official-rating': { type: 'string' },
@@ -287,6 +295,23 @@ export async function main(argv: string[]): Promise<number> {
           `${f.changedResultsSkipped} changed results skipped (${f.seconds.toFixed(1)}s)\n`,
       );
       return 0;
+    }
+    case 'status': {
+      const { values } = parseArgs({
+        args: rest,
+        options: { url: { type: 'string' }, json: { type: 'boolean', default: false } },
+      });
+      const url = values.url ?? serviceUrl(config);
+      let status;
+      try {
+        status = await fetchStatus(url);
+      } catch (e) {
+        if (!isRacingError(e) || e.code !== 'not_found') throw e;
+        process.stderr.write(`racing: ${e.message}\n`);
+        return 3;
+      }
+      process.stdout.write(`${values.json ? JSON.stringify(status) : formatStatus(url, status)}\n`);
+      return status.ready ? 0 : 1;
     }
     case 'export': {
       const [what, ...args] = rest;

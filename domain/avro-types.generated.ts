@@ -54,6 +54,8 @@ export interface AnalyticsRow {
   drawBiasStrength: number;
   /** races with a draw the snapshot's draw rates rest on */
   drawBiasRaces: number;
+  /** the period of the course snapshot joined (its key on racing.course-snapshots.v1 with this race's course key): YYYY-MM or YYYY-MM-DD; empty when there is none */
+  snapshotPeriod: string;
   distanceDifferenceY: number;
   ratingDifference: number;
   weightDifferenceLbs: number;

@@ -1,10 +1,12 @@
 /** generate / process / rebuild: moving events through the pipeline, with progress and figures. */
+import { dailySnapshotsFrom } from '../settings.js';
 import { formatGenerationSummary, generateFeed, generationSummary } from '../../domain/generator/index.js';
 import { addDays, parseDate, todayUtc } from '../../domain/time.js';
 import { RacingError } from '../../domain/errors.js';
 import { AnalyticsProcessor } from '../../streams/processors/analytics-processor.js';
 import { PartitionOwnership } from '../../streams/processors/ownership.js';
 import { runViewMaterializer } from '../../streams/processors/view-materializer.js';
+import { instrumentLog } from '../../streams/metrics.js';
 import { publishEvents } from '../../streams/publisher.js';
 import { progress } from '../progress.js';
 import type { Runtime } from '../runtime.js';
@@ -85,6 +87,30 @@ export interface ProcessFigures {
 }
 
 /**
+ * Opens the analytics processor from its checkpoint (state and input positions) and, in Kafka mode,
+ * makes it emit only the race partitions the shared group assigns to this instance. `serve` opens it
+ * again after a failed run: what the failed one held in memory beyond its checkpoint is dropped and
+ * replayed, so nothing it computed but could not produce is taken as emitted.
+ */
+export async function openProcessor(rt: Runtime): Promise<AnalyticsProcessor> {
+  const daily = dailySnapshotsFrom(rt.config);
+  const processor = await AnalyticsProcessor.open({
+    log: instrumentLog(rt.log, rt.topics),
+    codecs: rt.codecs,
+    store: rt.processorStore,
+    logger: rt.logger,
+    group: rt.groups.analytics,
+    ...(daily !== undefined ? { dailySnapshotsFrom: daily } : {}),
+  });
+  if (rt.groups.owners) {
+    rt.ownership ??= new PartitionOwnership(await rt.log.partitions(rt.topics.cards), rt.logger);
+    processor.useOwnership(rt.ownership);
+    await rt.ownership.join(rt.log, rt.groups.owners, rt.topics.cards, rt.lifetime.signal);
+  }
+  return processor;
+}
+
+/**
  * Runs the analytics processor until caught up, with the API's view following it concurrently (so the
  * view's store writes overlap the processor's work), then lets the view catch up. Returns the figures
  * and the processor, which `serve` keeps running.
@@ -98,19 +124,7 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
   );
   const total = ends.flat().reduce((a, b) => a + b, 0) - committed.flat().reduce((a, b) => a + b, 0);
   const opened = performance.now();
-  const processor = await AnalyticsProcessor.open({
-    log: rt.log,
-    codecs: rt.codecs,
-    store: rt.processorStore,
-    logger: rt.logger,
-    group: rt.groups.analytics,
-  });
-  if (rt.groups.owners) {
-    // Kafka mode: emit only the race partitions the shared group assigns to this instance.
-    rt.ownership ??= new PartitionOwnership(await rt.log.partitions(rt.topics.cards), rt.logger);
-    processor.useOwnership(rt.ownership);
-    await rt.ownership.join(rt.log, rt.groups.owners, rt.topics.cards, rt.lifetime.signal);
-  }
+  const processor = await openProcessor(rt);
   const loadSeconds = (performance.now() - opened) / 1000;
   const started = performance.now();
   const bar = progress('process', Math.max(total, 0), 'records');

@@ -4,9 +4,9 @@ import { buildAdminApp } from '../../api/admin-app.js';
 import { buildApp } from '../../api/app.js';
 import { startServer } from '../../api/server.js';
 import type { AnalyticsProcessor } from '../../streams/processors/analytics-processor.js';
-import { runViewMaterializer } from '../../streams/processors/view-materializer.js';
 import { removeServiceFile, writeServiceFile } from '../service-file.js';
 import { type Runtime, replicateCredentials } from '../runtime.js';
+import { newBackground, operationsOf, startBackground } from './background.js';
 
 /** How often key usage ("last used") noted in memory is written to the store (and replicated). */
 export const KEY_USAGE_FLUSH_MS = 30_000;
@@ -24,7 +24,9 @@ export async function serve(rt: Runtime, processor: AnalyticsProcessor, onStop: 
   const swept = await rt.sessions.sweep();
   if (swept > 0) rt.logger.info({ swept }, 'expired sessions deleted');
   const token = randomBytes(24).toString('base64url');
+  const background = newBackground();
   const app = buildApp({
+    operations: operationsOf(rt, background),
     readModel: rt.view,
     keys: rt.keys,
     accounts: rt.accounts,
@@ -51,25 +53,15 @@ export async function serve(rt: Runtime, processor: AnalyticsProcessor, onStop: 
   usageTimer.unref();
 
   const abort = new AbortController();
-  const tails = [
-    processor.run({ untilCaughtUp: false, signal: abort.signal, checkpointIntervalMs: rt.config.checkpointIntervalMs }),
-    runViewMaterializer({
-      log: rt.log,
-      codecs: rt.codecs,
-      view: rt.view,
-      logger: rt.logger,
-      group: rt.groups.view,
-      untilCaughtUp: false,
-      signal: abort.signal,
-    }),
-    replicateCredentials(rt, { untilCaughtUp: false, signal: abort.signal }),
-  ];
-  for (const t of tails) {
-    t.catch((e: unknown) => {
-      rt.logger.error({ err: e }, 'a pipeline task failed; stopping');
+  // Failures that can pass (a Kafka outage) restart the task after a backoff while the API serves on;
+  // any other failure stops the service with exit code 1.
+  const tails = startBackground(rt, processor, background, {
+    signal: abort.signal,
+    onFatal: () => {
+      process.exitCode = 1;
       process.kill(process.pid, 'SIGTERM');
-    });
-  }
+    },
+  });
 
   let stopping = false;
   const stop = async () => {

@@ -11,7 +11,8 @@
 import type { AnalyticsRow } from '../avro-types.generated.js';
 import { distanceBucket } from '../codes.js';
 import { round1, round4, roundHalfAway } from '../rounding.js';
-import { MS_PER_DAY, startOfUtcMonth, utcDaysBetween } from '../time.js';
+import { MS_PER_DAY, utcDaysBetween } from '../time.js';
+import { inForceAt, type SnapshotCalendar } from './snapshot-calendar.js';
 import { courseRaceVector as courseRaceVectorOf, courseSnapshotFields } from './snapshot-fields.js';
 import type { WindowSource } from './window-source.js';
 
@@ -58,6 +59,8 @@ export interface RunnerFacts {
 /** What an entry's features read of today's race and runner beyond the key. */
 export interface RowContext {
   off: number;
+  /** the course-snapshot periods (monthly, daily once live) */
+  cal: SnapshotCalendar;
   /** this runner's draw third (0 low, 1 middle, 2 high), -1 without a draw */
   drawThird: number;
   draw: number;
@@ -77,9 +80,15 @@ interface EntityKindBase {
    */
   readonly windowsMs: readonly number[];
   /** the instant the row's queries are "as of" for a race off at `off` (the off itself by default) */
-  readonly asOf?: (off: number) => number;
+  readonly asOf?: (off: number, cal: SnapshotCalendar) => number;
   /** a dimension whose latest event the features ask for (days since the last winner) */
   readonly lastDim?: number;
+  /**
+   * A kind whose every key is a refinement of one key of this parent (sire+surface of the sire): the
+   * races a change of it can affect are among those the parent's change marks, so the engine tracks
+   * pending races and dependents on the parent only.
+   */
+  readonly within?: EntityKind;
   readonly features: EntityFeatures;
 }
 
@@ -161,6 +170,34 @@ function daysSinceLast(src: WindowSource, dim: number, off: number): number {
 // ---- the table ----
 
 const sep = '|';
+
+/**
+ * Composite keys, interned: `composite(a, b)` returns the same string object for the same parts, so
+ * the many lookups of one key hash it once (a key concatenated afresh is flattened and hashed again at
+ * every Map lookup, which dominated the engine's profile). Bounded: cleared when it grows past a limit.
+ */
+const composites = new Map<string, Map<string, string>>();
+let compositeCount = 0;
+const COMPOSITE_LIMIT = 500_000;
+
+export function composite(a: string, b: string): string {
+  let inner = composites.get(a);
+  if (!inner) {
+    if (compositeCount >= COMPOSITE_LIMIT) {
+      composites.clear();
+      compositeCount = 0;
+    }
+    inner = new Map();
+    composites.set(a, inner);
+  }
+  let k = inner.get(b);
+  if (k === undefined) {
+    k = a + sep + b;
+    inner.set(b, k);
+    compositeCount++;
+  }
+  return k;
+}
 
 export const JOCKEY: RunnerEntityKind = {
   kind: 'jockey',
@@ -249,10 +286,11 @@ export const OWNER: RunnerEntityKind = {
 
 export const TRAINER_JOCKEY: RunnerEntityKind = {
   kind: 'tj',
+  within: TRAINER,
   per: 'runner',
   width: PERF_WIDTH,
   windowsMs: [DAYS_365],
-  key: (r) => r.trainerId + sep + r.jockeyId,
+  key: (r) => composite(r.trainerId, r.jockeyId),
   vector: (r, race) => perfVector(r, race, false),
   features(src, { off }, row) {
     if (!src) return 0;
@@ -267,12 +305,14 @@ export const TRAINER_JOCKEY: RunnerEntityKind = {
 /** A composite key counted as runs and wins over a window: `<prefix>Runs|Rides...` and win rate. */
 function winWindowKind(
   kind: string,
+  within: EntityKind,
   key: (r: RunnerFacts, race: RaceFacts) => string | null,
   lookbackMs: number,
   write: (row: AnalyticsRow, runs: number, winRate: number) => void,
 ): RunnerEntityKind {
   return {
     kind,
+    within,
     per: 'runner',
     width: WIN_ONLY,
     windowsMs: [lookbackMs],
@@ -292,7 +332,8 @@ const bucketOf = (race: RaceFacts): string => distanceBucket(race.distanceYards)
 
 export const JOCKEY_COURSE = winWindowKind(
   'jc',
-  (r, x) => r.jockeyId + sep + x.courseId,
+  JOCKEY,
+  (r, x) => composite(r.jockeyId, x.courseId),
   DAYS_5Y,
   (row, n, wr) => {
     row.jockeyCourseRides5Year = n;
@@ -301,7 +342,8 @@ export const JOCKEY_COURSE = winWindowKind(
 );
 export const JOCKEY_DISCIPLINE = winWindowKind(
   'jd',
-  (r, x) => r.jockeyId + sep + x.discipline,
+  JOCKEY,
+  (r, x) => composite(r.jockeyId, x.discipline),
   DAYS_365,
   (row, n, wr) => {
     row.jockeyDisciplineRides365Day = n;
@@ -310,7 +352,8 @@ export const JOCKEY_DISCIPLINE = winWindowKind(
 );
 export const TRAINER_COURSE = winWindowKind(
   'tc',
-  (r, x) => r.trainerId + sep + x.courseId,
+  TRAINER,
+  (r, x) => composite(r.trainerId, x.courseId),
   DAYS_5Y,
   (row, n, wr) => {
     row.trainerCourseRunners5Year = n;
@@ -319,7 +362,8 @@ export const TRAINER_COURSE = winWindowKind(
 );
 export const TRAINER_DISCIPLINE = winWindowKind(
   'td',
-  (r, x) => r.trainerId + sep + x.discipline,
+  TRAINER,
+  (r, x) => composite(r.trainerId, x.discipline),
   DAYS_365,
   (row, n, wr) => {
     row.trainerDisciplineRunners365Day = n;
@@ -352,11 +396,12 @@ export const SIRE: RunnerEntityKind = {
 const sireKey = (suffix: (race: RaceFacts) => string | null) => (r: RunnerFacts, race: RaceFacts) => {
   if (!r.sireId) return null;
   const s = suffix(race);
-  return s === null ? null : r.sireId + sep + s;
+  return s === null ? null : composite(r.sireId, s);
 };
 
 export const SIRE_SURFACE = winWindowKind(
   'ss',
+  SIRE,
   sireKey((x) => x.surface),
   ALL,
   (row, n, wr) => {
@@ -366,6 +411,7 @@ export const SIRE_SURFACE = winWindowKind(
 );
 export const SIRE_GOING = winWindowKind(
   'sg',
+  SIRE,
   sireKey((x) => (x.goingGroup > 0 ? String(x.goingGroup) : null)),
   ALL,
   (row, n, wr) => {
@@ -373,12 +419,13 @@ export const SIRE_GOING = winWindowKind(
     row.sireGoingWinRate = wr;
   },
 );
-export const SIRE_DISTANCE = winWindowKind('sd', sireKey(bucketOf), ALL, (row, n, wr) => {
+export const SIRE_DISTANCE = winWindowKind('sd', SIRE, sireKey(bucketOf), ALL, (row, n, wr) => {
   row.sireDistanceRuns = n;
   row.sireDistanceWinRate = wr;
 });
 export const SIRE_DISCIPLINE = winWindowKind(
   'sdi',
+  SIRE,
   sireKey((x) => x.discipline),
   ALL,
   (row, n, wr) => {
@@ -407,7 +454,8 @@ export const DAM_SIRE: RunnerEntityKind = {
 
 export const DAM_SIRE_DISTANCE = winWindowKind(
   'dsd',
-  (r, x) => (r.damSireId ? r.damSireId + sep + bucketOf(x) : null),
+  DAM_SIRE,
+  (r, x) => (r.damSireId ? composite(r.damSireId, bucketOf(x)) : null),
   ALL,
   (row, n, wr) => {
     row.damSireDistanceRuns = n;
@@ -434,12 +482,7 @@ export const DAM: RunnerEntityKind = {
 
 /** The course snapshot key of features.md: (course, discipline, distance bucket, surface). */
 export function courseSnapshotKey(courseId: string, discipline: string, bucket: string, surface: string): string {
-  return `${courseId}${sep}${discipline}${sep}${bucket}${sep}${surface}`;
-}
-
-/** Start of the period whose snapshot is in force for a race off at `off` (monthly: the race's UTC month). */
-export function snapshotPeriodEndFor(off: number): number {
-  return startOfUtcMonth(off);
+  return composite(composite(composite(courseId, discipline), bucket), surface);
 }
 
 export const COURSE_SNAPSHOT: RaceEntityKind = {
@@ -447,7 +490,7 @@ export const COURSE_SNAPSHOT: RaceEntityKind = {
   per: 'race',
   width: 8,
   windowsMs: [ALL],
-  asOf: snapshotPeriodEndFor,
+  asOf: (off, cal) => inForceAt(cal, off),
   key: (x) => courseSnapshotKey(x.courseId, x.discipline, bucketOf(x), x.surface),
   vector: (ran) =>
     courseRaceVectorOf(ran.map((r) => ({ draw: r.draw, position: r.position ?? 0, favourite: r.favourite ?? false }))),

@@ -5,7 +5,7 @@
  */
 import type { AnalyticsRow, CourseSnapshot } from '../avro-types.generated.js';
 import { round4 } from '../rounding.js';
-import { startOfUtcMonth } from '../time.js';
+import { inForceAt, periodLabel, periodStart, type SnapshotCalendar } from './snapshot-calendar.js';
 import type { WindowSource } from './window-source.js';
 
 export const COURSE_VEC = {
@@ -71,16 +71,19 @@ export function snapshotAt(idx: WindowSource | undefined, periodEnd: number): Sn
 }
 
 /**
- * The course-snapshot entity's row fields (drawBiasStrength, drawBiasRaces and family I of
- * catalogue.md) from the snapshot in force at the off: every race of the key visible at the start of
- * the race's month. 0 when there is no snapshot; the draw fields 0 without a draw.
+ * The course-snapshot entity's row fields (drawBiasStrength, drawBiasRaces, snapshotPeriod and family
+ * I of catalogue.md) from the snapshot in force at the off: every race of the key visible at the start
+ * of the race's period (snapshot-calendar.ts). 0 when there is no snapshot; the draw fields 0 without a
+ * draw; snapshotPeriod names the snapshot row joined ('' when none).
  */
 export function courseSnapshotFields(
   src: WindowSource | undefined,
-  ctx: { off: number; draw: number; drawThird: number },
+  ctx: { off: number; draw: number; drawThird: number; cal: SnapshotCalendar },
   row: AnalyticsRow,
 ): number {
-  const snap = snapshotAt(src, startOfUtcMonth(ctx.off));
+  const snap = snapshotAt(src, inForceAt(ctx.cal, ctx.off));
+  // the snapshot row this is: the period in which the latest race it covers became visible
+  row.snapshotPeriod = snap.races > 0 ? periodLabel(ctx.cal, periodStart(ctx.cal, snap.latestVisible)) : '';
   const drawn = ctx.draw > 0;
   row.drawBiasStrength = drawn ? snap.drawBiasStrength : 0;
   row.drawBiasRaces = drawn ? snap.drawRaces : 0;

@@ -284,6 +284,26 @@ export class ChunkedIndex {
     return undefined;
   }
 
+  /** The visibleAt of every event visible at or after t0 (every chunk holding one must be resident: ensureVisibleFrom). */
+  visibleAtsFrom(t0: number): number[] {
+    const out: number[] = [];
+    for (const m of this.metas) {
+      if (m.n === 0 || m.maxVisible < t0) continue;
+      if (!m.chunk) throw new MissingChunkError(m.start);
+      for (const v of m.chunk.visibleAtsFrom(t0)) out.push(v);
+    }
+    return out;
+  }
+
+  /** Makes `visibleAtsFrom(t0)` answerable. */
+  ensureVisibleFrom(t0: number): Promise<void> | undefined {
+    const miss: number[] = [];
+    this.metas.forEach((m, i) => {
+      if (m.n > 0 && m.maxVisible >= t0 && !m.chunk) miss.push(i);
+    });
+    return miss.length > 0 ? this.load(miss) : undefined;
+  }
+
   /** Keys of events off strictly after `off` (every later chunk must be resident). */
   keysOffAfter(off: number): string[] {
     const out: string[] = [];

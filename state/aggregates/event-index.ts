@@ -182,6 +182,15 @@ export class EventIndex {
     return undefined;
   }
 
+  /** The visibleAt of every event visible at or after t0 (unsorted). */
+  visibleAtsFrom(t0: number): number[] {
+    const S = this.stride;
+    const r = this.rec;
+    const out: number[] = [];
+    for (let i = 0; i < this.n; i++) if (r[i * S + 1]! >= t0) out.push(r[i * S + 1]!);
+    return out;
+  }
+
   keysOffAfter(t: number): string[] {
     return this.keys.slice(this.upperBoundOff(t), this.n);
   }

@@ -14,6 +14,12 @@
  *   committed; a handler error rejects without committing that batch;
  * - `untilCaughtUp` stops at the end offsets each partition had when it was first assigned.
  *
+ * A broker outage does not end the call: when fetches, commits or kafkajs's own group loop fail for
+ * a reason that can pass (broker unreachable, leader moving; kafkajs gives up after its retry budget
+ * of a few seconds), the member leaves, waits with an exponential backoff (1 s doubling to 15 s) and
+ * joins again, resuming every partition it gets back from this run's own position. Only the
+ * caller's errors (handler, startOffsets) and errors that cannot pass end it.
+ *
  * Heartbeats come from kafkajs's loop, not from this one, so a slow handler never costs the member
  * its place in the group. The price is at-least-once across members during a rebalance: a partition
  * can move to another member while a batch of it is in the handler here; that batch's commit is then
@@ -51,6 +57,11 @@ const PARKED_MS = 1_000;
 const FIRST_JOIN_TIMEOUT_MS = 60_000;
 /** kafkajs's paused fetch loop sleeps this long per round: it paces heartbeats and bounds disconnect. */
 const IDLE_LOOP_MS = 200;
+/** Rejoining after an outage: first wait, doubling up to the cap (plus up to 20% jitter). */
+const REJOIN_FIRST_MS = 1_000;
+const REJOIN_MAX_MS = 15_000;
+/** Leaving the group while the broker is away must not hold up the rejoin for kafkajs's own timeouts. */
+const LEAVE_TIMEOUT_MS = 5_000;
 
 const COMMIT_RETRY_LATER = new Set([
   'REBALANCE_IN_PROGRESS',
@@ -103,8 +114,8 @@ class GroupMember {
   private readonly topics: string[];
   private readonly maxBatch: number;
   private readonly logger: Logger;
-  private readonly consumer: Consumer;
-  private readonly cluster: KafkaJsCluster;
+  private consumer: Consumer;
+  private cluster: KafkaJsCluster;
   private readonly parts = new Map<string, PartitionState>();
   /** untilCaughtUp: end offsets captured when each partition was first assigned to this run. */
   private readonly stopAt = new Map<string, number>();
@@ -134,15 +145,21 @@ class GroupMember {
       throw new RacingError('validation_failed', `maxBatchRecords must be a positive integer, got ${this.maxBatch}`);
     }
     this.logger = deps.logger.child({ component: 'kafka-consumer', group: options.group });
-    this.consumer = deps.kafka.consumer({
-      groupId: options.group,
-      sessionTimeout: 30_000,
+    this.consumer = this.newConsumer();
+    this.cluster = createCluster(deps.kafka);
+  }
+
+  private newConsumer(): Consumer {
+    return this.deps.kafka.consumer({
+      groupId: this.options.group,
+      // Heartbeats come from kafkajs's own loop every second whatever the handler does, so a short
+      // session is safe, and it bounds how long a dead member (kill -9, an outage) holds its partitions.
+      sessionTimeout: 10_000,
       rebalanceTimeout: 60_000,
       heartbeatInterval: 1_000,
       maxWaitTimeInMs: IDLE_LOOP_MS,
       allowAutoTopicCreation: false,
     });
-    this.cluster = createCluster(deps.kafka);
   }
 
   async run(): Promise<void> {
@@ -150,29 +167,63 @@ class GroupMember {
     const onAbort = this.wake;
     this.options.signal?.addEventListener('abort', onAbort);
     this.deps.closing.addEventListener('abort', onAbort);
-    let failure: unknown;
     try {
-      await this.start();
-      await this.loop();
-    } catch (e) {
-      failure = e;
+      for (let outage = 0; ; outage++) {
+        let failure: unknown;
+        try {
+          await this.start();
+          await this.loop();
+        } catch (e) {
+          failure = e;
+        }
+        await this.stop(outage > 0 || failure !== undefined);
+        // The caller's own errors (handler, startOffsets) come back unchanged, as on the embedded log.
+        if (failure instanceof CallerError) throw failure.error;
+        if (failure === undefined) return;
+        const error = toRacingError(failure, `consume (group ${this.options.group})`);
+        if (!error.retriable || this.stopping()) throw error;
+        const wait = Math.min(REJOIN_MAX_MS, REJOIN_FIRST_MS * 2 ** Math.min(outage, 10)) * (1 + Math.random() * 0.2);
+        this.logger.warn(
+          { err: error.message, code: error.code, retryInMs: Math.round(wait), attempt: outage + 1 },
+          'consumer lost the broker; rejoining the group after a backoff',
+        );
+        await this.sleep(wait);
+        if (this.stopping()) return;
+        this.rejoining();
+      }
     } finally {
       this.options.signal?.removeEventListener('abort', onAbort);
       this.deps.closing.removeEventListener('abort', onAbort);
     }
-    await this.stop();
-    // The caller's own errors (handler, startOffsets) come back unchanged, as on the embedded log.
-    if (failure instanceof CallerError) throw failure.error;
-    if (failure !== undefined) throw toRacingError(failure, `consume (group ${this.options.group})`);
+  }
+
+  /**
+   * A fresh kafkajs consumer and fetch cluster for the next join. Positions (`delivered`), pending
+   * commits and the untilCaughtUp targets stay: the partitions this member gets back continue there.
+   */
+  private rejoining(): void {
+    this.consumer = this.newConsumer();
+    this.cluster = createCluster(this.deps.kafka);
+    this.fatal = undefined;
+    this.rebalancing = true; // wait for the new join's assignment before fetching again
+    for (const s of this.parts.values()) {
+      s.fetchPos = s.delivered; // what was fetched and not delivered is fetched again
+      s.buffer = [];
+      s.head = 0;
+    }
   }
 
   private async start(): Promise<void> {
-    const { GROUP_JOIN, REBALANCING, CRASH } = this.consumer.events;
+    const consumer = this.consumer;
+    const { GROUP_JOIN, REBALANCING, CRASH } = consumer.events;
+    // A consumer left behind by a rejoin (its disconnect timed out) may still report; it is ignored.
+    const current = () => consumer === this.consumer;
     // kafkajs calls listeners synchronously from inside its join: pausing here happens before its
     // fetch loop runs again, and a throw here would fail the join, hence the try.
-    this.consumer.on(GROUP_JOIN, (event: ConsumerGroupJoinEvent) => {
+    consumer.on(GROUP_JOIN, (event: ConsumerGroupJoinEvent) => {
+      if (!current()) return;
       try {
-        this.consumer.pause(this.topics.map((topic) => ({ topic })));
+        consumer.pause(this.topics.map((topic) => ({ topic })));
         this.assignment = Object.entries(event.payload.memberAssignment).flatMap(([topic, partitions]) =>
           partitions.map((partition) => ({ topic, partition })),
         );
@@ -183,20 +234,22 @@ class GroupMember {
       }
       this.wake();
     });
-    this.consumer.on(REBALANCING, () => {
+    consumer.on(REBALANCING, () => {
+      if (!current()) return;
       this.rebalancing = true;
       this.wake();
     });
-    this.consumer.on(CRASH, (event: ConsumerCrashEvent) => {
+    consumer.on(CRASH, (event: ConsumerCrashEvent) => {
+      if (!current()) return;
       // A crash that kafkajs restarts from ends in a new join; until then nothing is delivered.
       if (event.payload.restart) this.rebalancing = true;
       else this.fatal = toRacingError(event.payload.error, `consume (group ${this.options.group})`);
       this.wake();
     });
     await this.cluster.connect();
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topics: this.topics, fromBeginning: true });
-    await this.consumer.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: async () => undefined });
+    await consumer.connect();
+    await consumer.subscribe({ topics: this.topics, fromBeginning: true });
+    await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: async () => undefined });
   }
 
   private stopping(): boolean {
@@ -205,11 +258,12 @@ class GroupMember {
 
   private async loop(): Promise<void> {
     const joinDeadline = Date.now() + FIRST_JOIN_TIMEOUT_MS;
+    const joinedBefore = this.generation;
     for (;;) {
       if (this.fatal !== undefined) throw this.fatal;
       if (this.stopping()) return;
       if (this.generation === 0 || this.rebalancing) {
-        if (this.generation === 0 && Date.now() > joinDeadline) {
+        if (this.generation === joinedBefore && Date.now() > joinDeadline) {
           throw new RacingError(
             'broker_unreachable',
             `consume (group ${this.options.group}): no partition assignment within ${FIRST_JOIN_TIMEOUT_MS} ms`,
@@ -461,25 +515,27 @@ class GroupMember {
     }
   }
 
-  private async stop(): Promise<void> {
+  /** Commits what was delivered and leaves the group; `quick` bounds both while the broker may be away. */
+  private async stop(quick = false): Promise<void> {
+    const bounded = <T>(p: Promise<T>) => (quick ? withTimeout(p, LEAVE_TIMEOUT_MS) : p);
     try {
-      await this.commitPending();
+      await bounded(this.commitPending());
     } catch (e) {
       this.logger.warn(
         { error: (e as Error).message },
         'final commit failed; the group re-delivers from its last commit',
       );
     }
-    if (this.uncommitted.size > 0) {
+    if (this.uncommitted.size > 0 && !quick) {
       this.logger.warn(
         { partitions: [...this.uncommitted.keys()] },
         'stopping with uncommitted positions; the group re-delivers from its last commit',
       );
     }
-    await this.consumer.disconnect().catch((e: unknown) => {
+    await bounded(this.consumer.disconnect()).catch((e: unknown) => {
       this.logger.warn({ error: (e as Error).message }, 'leaving the consumer group failed');
     });
-    await this.cluster.disconnect().catch(() => undefined);
+    await bounded(this.cluster.disconnect()).catch(() => undefined);
   }
 
   /** Resolves after `ms`, or earlier on a join, a rebalance, a crash, an abort or close. */
@@ -497,6 +553,15 @@ class GroupMember {
       this.wakers.push(done);
     });
   }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  p.catch(() => undefined);
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** Wraps an error thrown by the caller's handler or callback so that it is rethrown as it was. */

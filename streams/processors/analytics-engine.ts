@@ -16,6 +16,8 @@ import type { InputEvent } from '../../domain/events.js';
 import { Linker, latestCard, raceLinks, rowKey, sameLinks } from './engine-links.js';
 import { EngineResidency } from './engine-residency.js';
 import { computeRows } from './engine-rows.js';
+import { SnapshotEmitter, type SnapshotOutput } from './engine-snapshots.js';
+import { MONTHLY_ONLY, type SnapshotCalendar } from '../../domain/features/snapshot-calendar.js';
 import type { EngineState, RaceState } from './engine-state.js';
 
 export { effectiveCard, latestCard, rowKey } from './engine-links.js';
@@ -56,10 +58,18 @@ export class AnalyticsEngine {
 
   private readonly residency: EngineResidency;
   private readonly linker: Linker;
+  private readonly snapshots: SnapshotEmitter;
+  /** the course-snapshot periods: monthly, daily from `dailyFrom` (fixed per deployment) */
+  readonly calendar: SnapshotCalendar;
 
-  constructor(readonly state: EngineState) {
-    this.residency = new EngineResidency(state);
-    this.linker = new Linker(state, this.dirtyRaces);
+  constructor(
+    readonly state: EngineState,
+    options: { calendar?: SnapshotCalendar } = {},
+  ) {
+    this.calendar = options.calendar ?? MONTHLY_ONLY;
+    this.residency = new EngineResidency(state, this.calendar);
+    this.snapshots = new SnapshotEmitter(state, this.calendar);
+    this.linker = new Linker(state, this.dirtyRaces, (key, visibleAt) => this.snapshots.note(key, visibleAt));
   }
 
   /**
@@ -103,7 +113,10 @@ export class AnalyticsEngine {
 
   async applyCourse(course: Course): Promise<void> {
     this.counters.courses++;
-    this.state.setCourse(course);
+    if (!this.state.setCourse(course)) {
+      this.counters.duplicates++;
+      return;
+    }
     for (const raceId of await this.state.racesAtCourse(course.courseId)) this.dirtyRaces.add(raceId);
   }
 
@@ -121,6 +134,14 @@ export class AnalyticsEngine {
       await this.recompute(this.state.peekRace(raceId) ?? (await this.state.race(raceId)), out);
     }
     return out;
+  }
+
+  /**
+   * The course snapshot rows of every period changed since the last call (after `flush`, which links
+   * what changed). With `owns`, only snapshot keys this instance owns.
+   */
+  flushSnapshots(owns?: (topicKey: string) => boolean): Promise<SnapshotOutput[]> {
+    return this.snapshots.flush(owns);
   }
 
   /** Marks every known race matching the predicate for recompute (e.g. partitions newly owned). */
@@ -183,7 +204,7 @@ export class AnalyticsEngine {
 
   /** The current rows of a race (final once its result is in), ordered by horseId. */
   computeRows(race: RaceState): Promise<AnalyticsRow[]> {
-    return computeRows(this.state, this.residency, race);
+    return computeRows(this.state, this.residency, race, this.calendar);
   }
 }
 

@@ -3,6 +3,7 @@
  * invalid input to the dead-letter topic. After each batch it writes, in one store batch, the changed
  * state and the input positions, so a crash resumes from the last checkpoint and replays the same rows.
  */
+import { snapshotCalendar } from '../../domain/features/snapshot-calendar.js';
 import type { Logger } from '../../domain/logger.js';
 import type { BatchOp, StorePort } from '../../state/store-port.js';
 import type { Codecs } from '../codecs.js';
@@ -21,11 +22,20 @@ export interface ProcessorStats {
   deadLetters: number;
   rowsEmitted: number;
   tombstones: number;
+  /** course snapshot rows and tombstones produced */
+  snapshotsEmitted: number;
   batches: number;
 }
 
 export class AnalyticsProcessor {
-  readonly stats: ProcessorStats = { records: 0, deadLetters: 0, rowsEmitted: 0, tombstones: 0, batches: 0 };
+  readonly stats: ProcessorStats = {
+    records: 0,
+    deadLetters: 0,
+    rowsEmitted: 0,
+    tombstones: 0,
+    snapshotsEmitted: 0,
+    batches: 0,
+  };
   private constructor(
     private readonly log: LogPort,
     private readonly codecs: Codecs,
@@ -44,11 +54,16 @@ export class AnalyticsProcessor {
     logger: Logger;
     /** consumer group of this processor instance (default racing-analytics) */
     group?: string;
+    /** course snapshots are daily from this instant (a UTC month start); monthly only when absent */
+    dailySnapshotsFrom?: number;
   }): Promise<AnalyticsProcessor> {
     const engineStore = deps.store.sub('e/');
     const logger = deps.logger.child({ component: 'analytics-processor' });
+    const calendar = snapshotCalendar(deps.dailySnapshotsFrom);
+    const calendarText = String(calendar.dailyFrom);
     const format = await EngineState.format(engineStore);
-    if (format !== STATE_FORMAT) {
+    const storedCalendar = (await engineStore.get('calendar'))?.toString('utf8');
+    if (format !== STATE_FORMAT || (format !== undefined && (storedCalendar ?? 'Infinity') !== calendarText)) {
       // State is a cache of the log: a layout this version cannot read is dropped and rebuilt by replay.
       const hadState = (await firstKey(engineStore)) !== undefined;
       if (hadState)
@@ -62,6 +77,8 @@ export class AnalyticsProcessor {
       const t = deps.codecs.topics;
       await deps.log.resetGroup(deps.group ?? ANALYTICS_GROUP, [t.courses, t.cards, t.results]);
     }
+    // The snapshot calendar shapes every row: a state built with another one is replayed (above).
+    await engineStore.put('calendar', Buffer.from(calendarText));
     const state = await EngineState.open(engineStore);
     const positions = new Map<string, number>();
     for await (const [k, v] of deps.store.sub('o/').entries()) positions.set(k, Number(v.toString()));
@@ -70,7 +87,7 @@ export class AnalyticsProcessor {
       deps.log,
       deps.codecs,
       deps.store,
-      new AnalyticsEngine(state),
+      new AnalyticsEngine(state, { calendar }),
       positions,
       logger,
       deps.group ?? ANALYTICS_GROUP,
@@ -146,7 +163,7 @@ export class AnalyticsProcessor {
             else if (e.kind === 'result') await this.engine.applyResult(e.value);
             else await this.engine.applyCourse(e.value);
           }
-          const rows = await this.flushRows();
+          const { rows, snapshots } = await this.flushOutputs();
           if (deadLetters.length > 0) {
             await this.log.produce(this.codecs.topics.deadLetter, deadLetters);
             this.logger.warn(
@@ -155,6 +172,7 @@ export class AnalyticsProcessor {
             );
           }
           if (rows.length > 0) await this.log.produce(this.codecs.topics.analytics, rows);
+          if (snapshots.length > 0) await this.log.produce(this.codecs.topics.courseSnapshots, snapshots);
           for (const r of batch.records) this.positions.set(`${r.topic}:${r.partition}`, r.offset + 1);
           if (performance.now() - lastCheckpoint >= interval) {
             await this.checkpoint();
@@ -172,19 +190,31 @@ export class AnalyticsProcessor {
   /** Recomputes what is dirty and produces the changed rows now (after an ownership change while idle). */
   flushNow(): Promise<void> {
     return this.exclusive(async () => {
-      const rows = await this.flushRows();
+      const { rows, snapshots } = await this.flushOutputs();
       if (rows.length > 0) await this.log.produce(this.codecs.topics.analytics, rows);
+      if (snapshots.length > 0) await this.log.produce(this.codecs.topics.courseSnapshots, snapshots);
     });
   }
 
-  private async flushRows(): Promise<OutRecord[]> {
+  private async flushOutputs(): Promise<{ rows: OutRecord[]; snapshots: OutRecord[] }> {
     const rows: OutRecord[] = [];
-    for (const o of await this.engine.flush(this.ownership?.owns)) {
+    const owns = this.ownership?.owns;
+    for (const o of await this.engine.flush(owns)) {
       rows.push({ key: o.key, value: o.row ? this.codecs.row.encode(o.row) : null, timestamp: o.timestamp });
       if (o.row) this.stats.rowsEmitted++;
       else this.stats.tombstones++;
     }
-    return rows;
+    // Snapshot keys are spread over the partitions like race ids: the same ownership decides who emits.
+    const snapshots: OutRecord[] = [];
+    for (const o of await this.engine.flushSnapshots(owns)) {
+      snapshots.push({
+        key: o.key,
+        value: o.snapshot ? this.codecs.snapshot.encode(o.snapshot) : null,
+        timestamp: o.timestamp,
+      });
+      this.stats.snapshotsEmitted++;
+    }
+    return { rows, snapshots };
   }
 
   private chain: Promise<unknown> = Promise.resolve();

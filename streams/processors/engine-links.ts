@@ -162,18 +162,31 @@ const RUNNER_FACT_KEYS = [
   'beatenLengths',
 ] as const satisfies readonly (keyof RunnerFacts)[];
 
+type LinkKey = readonly [EntityKind, string, RunnerFacts | null];
+/**
+ * Computed once per links object: the same key strings are then used for every lookup (a composite key
+ * built afresh would be hashed afresh by every Map lookup).
+ */
+const linkKeyCache = new WeakMap<RaceLinks, readonly LinkKey[]>();
+
 /** The keys a race's links touch, per kind, with the runner they belong to (null for per-race kinds). */
-export function* linkKeys(l: RaceLinks): Generator<[EntityKind, string, RunnerFacts | null]> {
+export function linkKeys(l: RaceLinks): readonly LinkKey[] {
+  let keys = linkKeyCache.get(l);
+  if (keys) return keys;
+  const out: LinkKey[] = [];
   for (const k of ENTITY_KINDS) {
     if (k.per === 'race') {
-      yield [k, k.key(l), null];
+      out.push([k, k.key(l), null]);
       continue;
     }
     for (const r of l.runners) {
       const key = keyOf(k, r, l);
-      if (key !== null) yield [k, key, r];
+      if (key !== null) out.push([k, key, r]);
     }
   }
+  keys = out;
+  linkKeyCache.set(l, keys);
+  return keys;
 }
 
 export function rowKey(raceId: string, horseId: string): string {
@@ -190,12 +203,14 @@ export class Linker {
   constructor(
     private readonly state: EngineState,
     private readonly dirty: Set<string>,
+    /** a per-race event (a course snapshot key's race) was added or removed, visible at `visibleAt` */
+    private readonly onRaceEvent: (key: string, visibleAt: number) => void = () => undefined,
   ) {}
 
   link(raceId: string, l: RaceLinks): void {
     if (l.kind === 'pending') {
       for (const r of l.runners) this.setHorsePending(r.horseId, raceId, l.off);
-      for (const [k, key] of linkKeys(l)) this.idx(k, key).setPending(raceId, l.off);
+      for (const [k, key] of linkKeys(l)) if (!k.within) this.idx(k, key).setPending(raceId, l.off);
       return;
     }
     for (const r of l.runners) {
@@ -206,9 +221,11 @@ export class Linker {
     }
     for (const [k, key, r] of linkKeys(l)) {
       const idx = this.idx(k, key);
-      if (k.per === 'race') idx.upsert(raceId, l.off, l.visibleAt, k.vector(l.runners));
-      else idx.upsert(rowKey(raceId, r!.horseId), l.off, l.visibleAt, k.vector(r!, l));
-      this.markDependents(idx, l.off, raceId);
+      if (k.per === 'race') {
+        idx.upsert(raceId, l.off, l.visibleAt, k.vector(l.runners));
+        this.onRaceEvent(key, l.visibleAt);
+      } else idx.upsert(rowKey(raceId, r!.horseId), l.off, l.visibleAt, k.vector(r!, l));
+      if (!k.within) this.markDependents(idx, l.off, raceId);
     }
   }
 
@@ -217,7 +234,7 @@ export class Linker {
       for (const r of l.runners) {
         if (this.horse(r.horseId).pending.delete(raceId)) this.state.touchHorse(r.horseId);
       }
-      for (const [k, key] of linkKeys(l)) this.idx(k, key).deletePending(raceId);
+      for (const [k, key] of linkKeys(l)) if (!k.within) this.idx(k, key).deletePending(raceId);
       return;
     }
     for (const r of l.runners) {
@@ -232,7 +249,8 @@ export class Linker {
     for (const [k, key, r] of linkKeys(l)) {
       const idx = this.idx(k, key);
       idx.remove(k.per === 'race' ? raceId : rowKey(raceId, r!.horseId), l.off);
-      this.markDependents(idx, l.off, raceId);
+      if (k.per === 'race') this.onRaceEvent(key, l.visibleAt);
+      if (!k.within) this.markDependents(idx, l.off, raceId);
     }
   }
 

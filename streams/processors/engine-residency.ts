@@ -15,11 +15,16 @@ import {
   windowFrom,
 } from '../../domain/features/entity-table.js';
 import type { InputEvent } from '../../domain/events.js';
+import type { SnapshotCalendar } from '../../domain/features/snapshot-calendar.js';
 import { linkKeys, raceFactsOf, runnerFactsOf } from './engine-links.js';
+import type { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
 import type { EngineState, IndexKind, RaceLinks } from './engine-state.js';
 
 export class EngineResidency {
-  constructor(private readonly state: EngineState) {}
+  constructor(
+    private readonly state: EngineState,
+    private readonly cal: SnapshotCalendar,
+  ) {}
 
   /** One store round trip for what applying these events will use: races, horses and entity heads. */
   async prefetch(events: readonly InputEvent[]): Promise<void> {
@@ -57,6 +62,7 @@ export class EngineResidency {
     const ran = l.kind === 'ran';
     for (const r of l.runners) if (!s.peekHorse(r.horseId)) await s.horse(r.horseId);
     for (const [k, key] of linkKeys(l)) {
+      if (!ran && k.within) continue; // pending interest is kept on the parent kind only
       const resident = s.peekIndex(k.kind, key);
       if (resident && !ran) continue;
       const i = resident ?? (await s.index(k.kind, key, true));
@@ -67,18 +73,37 @@ export class EngineResidency {
     }
   }
 
-  /** Makes resident what computing a race's rows reads: the starters' horses and every window each kind queries. */
-  async readyRows(starters: readonly RunnerFacts[], race: RaceFacts): Promise<void> {
+  /**
+   * Makes resident what computing a race's rows reads: the starters' horses and every window each kind
+   * queries. `keys[i][j]` is kind i's key of starter j; returns the sources in the same shape
+   * (undefined where the key is null or has no history).
+   */
+  async readyRows(
+    starters: readonly RunnerFacts[],
+    race: RaceFacts,
+    keys: readonly (readonly (string | null)[])[],
+  ): Promise<(ChunkedIndex | undefined)[][]> {
     const s = this.state;
     const off = race.off;
     for (const r of starters) if (!s.peekHorse(r.horseId)) await s.horse(r.horseId);
-    for (const k of ENTITY_KINDS) {
-      const t = k.asOf ? k.asOf(off) : off;
-      const keys = k.per === 'race' ? [k.key(race)] : starters.map((r) => keyOf(k, r, race));
-      for (const key of keys) {
-        if (key === null) continue;
-        const i = s.peekIndex(k.kind, key) ?? (await s.index(k.kind, key));
-        if (!i) continue;
+    const sources: (ChunkedIndex | undefined)[][] = [];
+    for (let ki = 0; ki < ENTITY_KINDS.length; ki++) {
+      const k = ENTITY_KINDS[ki]!;
+      const t = k.asOf ? k.asOf(off, this.cal) : off;
+      const row: (ChunkedIndex | undefined)[] = [];
+      sources.push(row);
+      const kindKeys = keys[ki]!;
+      for (let j = 0; j < kindKeys.length; j++) {
+        const key = kindKeys[j]!;
+        // a per-race kind has one key for every starter: look it up once
+        const i =
+          key === null
+            ? undefined
+            : j > 0 && k.per === 'race'
+              ? row[0]
+              : (s.peekIndex(k.kind, key) ?? (await s.index(k.kind, key)));
+        row.push(i);
+        if (!i || (j > 0 && k.per === 'race')) continue;
         for (const len of k.windowsMs) {
           const p = i.ensure(windowFrom(len, t), t);
           if (p) await p;
@@ -89,5 +114,6 @@ export class EngineResidency {
         }
       }
     }
+    return sources;
   }
 }

@@ -11,14 +11,24 @@ import { type HorseCatalogue, horseCatalogue } from '../../domain/features/horse
 import { horseFeatures, type TodayContext } from '../../domain/features/horse.js';
 import { raceContextFeatures, runnerCardFeatures } from '../../domain/features/race-context.js';
 import { rankFields } from '../../domain/features/ranks.js';
+import type { SnapshotCalendar } from '../../domain/features/snapshot-calendar.js';
 import { isoUtc } from '../../domain/time.js';
 import { loadSchemaText } from '../serde.js';
 import { effectiveCard, latestCard, raceFactsOf, runnerFactsOf } from './engine-links.js';
 import type { EngineResidency } from './engine-residency.js';
 import type { EngineState, RaceState } from './engine-state.js';
 
-/** A row with every field at its schema default, in schema order (the order rows are built and fingerprinted in). */
-const BLANK_ROW: AnalyticsRow = blankRow();
+/**
+ * A new row with every field at its schema default, in schema order (the order rows are built and
+ * fingerprinted in). Made by a function returning one object literal: V8 clones its boilerplate in
+ * fast mode, where spreading a 200-field template would make a slow dictionary-mode object.
+ */
+const newRow = rowFactory();
+
+function rowFactory(): () => AnalyticsRow {
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- a literal of the schema's defaults, nothing else
+  return new Function(`return ${JSON.stringify(blankRow())};`) as () => AnalyticsRow;
+}
 
 function blankRow(): AnalyticsRow {
   const schema = JSON.parse(loadSchemaText('AnalyticsRow')) as {
@@ -41,6 +51,7 @@ export async function computeRows(
   state: EngineState,
   residency: EngineResidency,
   race: RaceState,
+  cal: SnapshotCalendar,
 ): Promise<AnalyticsRow[]> {
   const latest = latestCard(race.cards);
   if (!latest) return [];
@@ -52,9 +63,11 @@ export async function computeRows(
   const starters = (result ? declared.filter((r) => byHorse.has(r.horseId)) : declared).sort(byHorseId);
   const facts = raceFactsOf(card, off);
   const starterFacts: RunnerFacts[] = starters.map(runnerFactsOf);
-  await residency.readyRows(starterFacts, facts);
+  // every key computed once: the same strings serve residency and the row loop
+  const keys = ENTITY_KINDS.map((k) => starterFacts.map((f) => keyOf(k, f, facts)));
+  const sources = await residency.readyRows(starterFacts, facts, keys);
 
-  const course = state.course(card.courseId);
+  const course = state.courseAt(card.courseId, off);
   const topo = course?.topology ?? null;
   const raceCtx = raceContextFeatures({
     off,
@@ -86,7 +99,8 @@ export async function computeRows(
   for (let i = 0; i < starters.length; i++) {
     const r = starters[i]!;
     const f = starterFacts[i]!;
-    const row: AnalyticsRow = { ...BLANK_ROW, ...common };
+    const row = newRow();
+    Object.assign(row, common);
     row.raceId = race.raceId;
     row.horseId = r.horseId;
     row.jockeyId = r.jockeyId;
@@ -133,11 +147,11 @@ export async function computeRows(
     Object.assign(row, raceCtx, cardOf.get(r.horseId));
 
     const drawThirdCode = row.drawThirdCode;
-    const ctx: RowContext = { off, draw: r.draw, drawThird: drawThirdCode - 1 };
+    const ctx: RowContext = { off, cal, draw: r.draw, drawThird: drawThirdCode - 1 };
     let latestVisible = hf.latestVisible;
-    for (const k of ENTITY_KINDS) {
-      const key = keyOf(k, f, facts);
-      const src = key === null ? undefined : state.peekIndex(k.kind, key);
+    for (let ki = 0; ki < ENTITY_KINDS.length; ki++) {
+      const k = ENTITY_KINDS[ki]!;
+      const src = sources[ki]![i];
       const seen = k.features(src, ctx, row);
       if (seen > latestVisible) latestVisible = seen;
     }

@@ -94,7 +94,8 @@ export class EngineState {
   private readonly indexes = new Map<IndexKind, Map<string, ChunkedIndex>>(
     ENTITY_KINDS.map((k) => [k.kind, new Map<string, ChunkedIndex>()]),
   );
-  private readonly courses = new Map<string, Course>();
+  /** every version of each course, sorted by (publishedAt, canonical text) */
+  private readonly courses = new Map<string, Course[]>();
   /** (courseId, raceId) pairs not yet written; all of them when there is no store */
   private readonly courseRaces = new Map<string, Set<string>>();
   private readonly dirtyRaces = new Set<string>();
@@ -114,8 +115,8 @@ export class EngineState {
   static async open(store: StorePort): Promise<EngineState> {
     const st = new EngineState(store);
     for await (const [, buf] of store.entries({ gte: 'co!', lt: 'co"' })) {
-      const c = JSON.parse(buf.toString('utf8')) as Course;
-      st.courses.set(c.courseId, c);
+      const versions = JSON.parse(buf.toString('utf8')) as Course[];
+      if (versions.length > 0) st.courses.set(versions[0]!.courseId, versions);
     }
     return st;
   }
@@ -274,13 +275,34 @@ export class EngineState {
 
   // ---- courses ----
 
+  /** The latest version of a course seen. */
   course(courseId: string): Course | undefined {
-    return this.courses.get(courseId);
+    const v = this.courses.get(courseId);
+    return v?.[v.length - 1];
   }
 
-  setCourse(c: Course): void {
-    this.courses.set(c.courseId, c);
+  /** The version in force at `t`: the latest published before it (point-in-time, like everything else). */
+  courseAt(courseId: string, t: number): Course | undefined {
+    const v = this.courses.get(courseId);
+    if (!v) return undefined;
+    let found: Course | undefined;
+    for (const c of v) if (c.publishedAt < t) found = c;
+    return found;
+  }
+
+  /**
+   * Adds a course version; returns false for a duplicate. Versions with the same publishedAt are kept in
+   * the order of their text, so the one in force does not depend on arrival order.
+   */
+  setCourse(c: Course): boolean {
+    const text = JSON.stringify(c);
+    const versions = this.courses.get(c.courseId) ?? [];
+    if (versions.some((x) => x.publishedAt === c.publishedAt && JSON.stringify(x) === text)) return false;
+    versions.push(c);
+    versions.sort((a, b) => a.publishedAt - b.publishedAt || (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+    this.courses.set(c.courseId, versions);
     this.dirtyCourses.add(c.courseId);
+    return true;
   }
 
   courseRace(courseId: string, raceId: string): void {

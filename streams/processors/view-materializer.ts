@@ -12,7 +12,6 @@ import type { LevelReadModel } from '../../state/read-model/level-read-model.js'
 import type { LogPort } from '../log-port.js';
 import type { Codecs } from '../codecs.js';
 
-
 export async function runViewMaterializer(deps: {
   log: LogPort;
   codecs: Codecs;

@@ -14,7 +14,7 @@
  * version: run one writer (the service, or CI registering the schemas) and let other replicas read.
  */
 import { randomUUID } from 'node:crypto';
-import { RacingError } from '../../domain/errors.js';
+import { isRacingError, RacingError } from '../../domain/errors.js';
 import type { Logger } from '../../domain/logger.js';
 import type { LogPort, LogRecord } from '../log-port.js';
 import { backwardProblem, parseAvroSchema } from './avro-schema.js';
@@ -134,29 +134,7 @@ class LogSchemaStore implements SchemaStore {
   async start(): Promise<void> {
     const [start = 0] = await this.log.startOffsets(this.topic);
     this.applied = start;
-    const key = `${this.topic}:0`;
-    this.tail = this.log
-      .consume(
-        {
-          group: this.group,
-          topics: [this.topic],
-          // Replay everything on every start: the in-memory view is rebuilt from the topic, never from
-          // a committed offset.
-          startOffsets: async () => new Map([[key, start]]),
-          signal: this.stop.signal,
-        },
-        async ({ records }) => {
-          for (const r of records) this.apply(r);
-          const last = records.at(-1);
-          if (last !== undefined) this.advance(last.offset + 1);
-        },
-      )
-      .then(
-        () => {
-          if (!this.stop.signal.aborted) this.fail(new Error('the log stopped delivering records'));
-        },
-        (e: unknown) => this.fail(e instanceof Error ? e : new Error(String(e))),
-      );
+    this.tail = this.follow();
     try {
       await this.sync();
     } catch (e) {
@@ -168,6 +146,47 @@ class LogSchemaStore implements SchemaStore {
       { subjects: this.subjectsByName.size, schemas: this.textById.size, offset: this.applied },
       'schema store replayed',
     );
+  }
+
+  /**
+   * Tails the topic from the first offset not applied yet. When the log stops delivering (a broker
+   * outage that outlasted the client's own retries), reads fail with registry_unreachable meanwhile,
+   * and the tail starts again after a backoff: the replica recovers by itself and keeps its view.
+   */
+  private async follow(): Promise<void> {
+    const key = `${this.topic}:0`;
+    for (let attempt = 0; !this.stop.signal.aborted; attempt++) {
+      try {
+        await this.log.consume(
+          {
+            group: this.group,
+            topics: [this.topic],
+            // The in-memory view is rebuilt from the topic (from its start on open, from where it got
+            // to after an outage), never from a committed offset.
+            startOffsets: async () => {
+              if (this.failure !== undefined) this.logger?.info({ offset: this.applied }, 'schema topic tail resumed');
+              this.failure = undefined;
+              attempt = 0;
+              return new Map([[key, this.applied]]);
+            },
+            signal: this.stop.signal,
+          },
+          async ({ records }) => {
+            for (const r of records) if (r.offset >= this.applied) this.apply(r);
+            const last = records.at(-1);
+            if (last !== undefined) this.advance(last.offset + 1);
+          },
+        );
+        if (this.stop.signal.aborted) return;
+        this.fail(new Error('the log stopped delivering records'));
+      } catch (e) {
+        this.fail(e instanceof Error ? e : new Error(String(e)));
+        if (!isRacingError(e) || !e.retriable) return;
+      }
+      const wait = Math.min(15_000, 500 * 2 ** Math.min(attempt, 5));
+      this.logger?.warn({ err: this.failure?.message, retryInMs: wait }, 'schema topic tail stopped; retrying');
+      await abortableDelay(wait, this.stop.signal);
+    }
   }
 
   register(subject: string, schema: string): Promise<Registration> {
@@ -366,7 +385,7 @@ class LogSchemaStore implements SchemaStore {
   }
 
   private fail(e: Error): void {
-    this.failure ??= e;
+    this.failure = e;
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) w.reject(this.unavailable(e));
@@ -378,6 +397,18 @@ class LogSchemaStore implements SchemaStore {
       retriable: true,
     });
   }
+}
+
+function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -1,0 +1,236 @@
+/**
+ * Operations endpoints: `/metrics` (Prometheus text format, prom-client), `/api/v1/health/live` and
+ * `/api/v1/health/ready` (see streams/readiness.ts for what ready means), and the request counters of
+ * every route. `installOperations(app, deps)` is called on the root instance so that its hook sees
+ * every route.
+ *
+ * `/metrics` needs no API key (Prometheus scrapes it); with `METRICS_TOKEN` set it needs
+ * `Authorization: Bearer <token>`. The health endpoints are always open (load balancers and
+ * orchestrators probe them) and carry no data beyond figures of the pipeline.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { PipelineCounts } from '../streams/metrics.js';
+import type { ReadinessReport } from '../streams/readiness.js';
+import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE } from './errors.js';
+
+export interface OperationsDeps {
+  readiness: () => Promise<ReadinessReport>;
+  pipeline: () => PipelineCounts;
+  /** approximate bytes of the data dir's database on disk */
+  storeBytes: () => Promise<number>;
+  /** when set, /metrics needs `Authorization: Bearer <token>` */
+  metricsToken?: string | null;
+}
+
+const READY_PATH = '/api/v1/health/ready';
+const LIVE_PATH = '/api/v1/health/live';
+
+/** The service's Prometheus registry, fed at scrape time from the pipeline and readiness sources. */
+export function createServiceMetrics(deps: OperationsDeps): {
+  registry: Registry;
+  observeRequest: (r: FastifyRequest, s: FastifyReply) => void;
+} {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const counts = () => deps.pipeline();
+  // Counters mirroring monotonic in-process sources are set to the source's value at each scrape.
+  new Counter({
+    name: 'racing_analytics_rows_emitted_total',
+    help: 'Analytics rows produced to the analytics topic since the process started',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(counts().rows);
+    },
+  });
+  new Counter({
+    name: 'racing_analytics_tombstones_emitted_total',
+    help: 'Tombstones (withdrawn runners) produced to the analytics topic since the process started',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(counts().tombstones);
+    },
+  });
+  new Counter({
+    name: 'racing_races_recomputed_total',
+    help: 'Races whose rows the processor recomputed since the process started',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(counts().recomputes);
+    },
+  });
+  new Counter({
+    name: 'racing_dead_letters_total',
+    help: 'Input records sent to the dead-letter topic since the process started, by error code',
+    labelNames: ['code'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [code, n] of counts().deadLetters) this.inc({ code }, n);
+    },
+  });
+  const ready = async () => deps.readiness();
+  new Gauge({
+    name: 'racing_input_lag_records',
+    help: 'Records a consumer still has to process, per topic and partition (absent while the log is unreachable)',
+    labelNames: ['consumer', 'topic', 'partition'],
+    registers,
+    async collect() {
+      this.reset();
+      for (const p of (await ready()).partitions) {
+        this.set({ consumer: p.consumer, topic: p.topic, partition: String(p.partition) }, p.lag);
+      }
+    },
+  });
+  new Gauge({
+    name: 'racing_ready',
+    help: '1 when /api/v1/health/ready answers 200',
+    registers,
+    async collect() {
+      this.set((await ready()).ready ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'racing_log_reachable',
+    help: '1 when the log (the Kafka broker in Kafka mode) answered the last readiness probe',
+    registers,
+    async collect() {
+      this.set((await ready()).log.reachable ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'racing_task_restarts',
+    help: 'Times a background task (processor, view, replication) was started again after a failure',
+    labelNames: ['task'],
+    registers,
+    async collect() {
+      this.reset();
+      for (const [task, t] of Object.entries((await ready()).tasks)) this.set({ task }, t.restarts);
+    },
+  });
+  new Gauge({
+    name: 'racing_store_size_bytes',
+    help: "Approximate size on disk of the data dir's database",
+    registers,
+    async collect() {
+      this.set(await deps.storeBytes());
+    },
+  });
+  const requests = new Counter({
+    name: 'racing_http_requests_total',
+    help: 'HTTP requests by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'],
+    registers,
+  });
+  const latency = new Histogram({
+    name: 'racing_http_request_duration_seconds',
+    help: 'HTTP request latency by method and route pattern',
+    labelNames: ['method', 'route'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  });
+  const observeRequest = (request: FastifyRequest, reply: FastifyReply) => {
+    // The route pattern, never the raw URL: ids and query strings would make a series per request.
+    const route = request.routeOptions.url ?? 'unmatched';
+    requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  };
+  return { registry, observeRequest };
+}
+
+/** Registers /metrics and the health endpoints, and counts every request of `app`. */
+export function installOperations(app: FastifyInstance, deps: OperationsDeps): void {
+  const { registry, observeRequest } = createServiceMetrics(deps);
+  app.addHook('onResponse', async (request, reply) => observeRequest(request, reply));
+  const token = deps.metricsToken ? Buffer.from(`Bearer ${deps.metricsToken}`) : undefined;
+
+  // access 'page': not an API resource, so it stays out of the OpenAPI document
+  app.get('/metrics', { config: { access: 'page' } }, async (request, reply) => {
+    if (token !== undefined) {
+      const given = Buffer.from(request.headers.authorization ?? '');
+      if (given.length !== token.length || !timingSafeEqual(given, token)) {
+        return reply
+          .code(401)
+          .type(PROBLEM_CONTENT_TYPE)
+          .header('www-authenticate', 'Bearer')
+          .send(
+            problem(
+              401,
+              'invalid_api_key',
+              'Invalid API key',
+              'METRICS_TOKEN is set: send Authorization: Bearer <token>',
+              request,
+            ),
+          );
+      }
+    }
+    return reply
+      .header('cache-control', 'no-store')
+      .type(registry.contentType)
+      .send(await registry.metrics());
+  });
+
+  app.get(
+    LIVE_PATH,
+    {
+      config: { access: 'public' },
+      schema: {
+        summary: 'Liveness: the process is up and serving (no key)',
+        tags: ['meta'],
+        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+      },
+    },
+    async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' as const }),
+  );
+
+  app.get(
+    READY_PATH,
+    {
+      config: { access: 'public' },
+      schema: {
+        summary: 'Readiness: caught up with the input and able to reach the log (no key)',
+        description:
+          'Ready when the log (the Kafka broker in Kafka mode) answers, the processor and the view are at most ' +
+          'the configured number of records behind, the processor is making progress and no background task is ' +
+          'restarting. 503 application/problem+json (code not_ready) with the same report otherwise.',
+        tags: ['meta'],
+      },
+    },
+    async (request, reply) => {
+      const c = deps.pipeline();
+      const report = {
+        ...(await deps.readiness()),
+        pipeline: {
+          rows: c.rows,
+          tombstones: c.tombstones,
+          recomputes: c.recomputes,
+          deadLetters: Object.fromEntries(c.deadLetters),
+        },
+      };
+      reply.header('cache-control', 'no-store');
+      if (report.ready) return reply.send({ status: 'ready', ...report });
+      return reply
+        .code(503)
+        .type(PROBLEM_CONTENT_TYPE)
+        .send({ ...problem(503, 'not_ready', 'Not ready', report.reasons.join('; '), request), ...report });
+    },
+  );
+}
+
+function problem(status: number, code: string, title: string, detail: string, request: FastifyRequest) {
+  const q = request.url.indexOf('?');
+  return {
+    type: PROBLEM_TYPE_BASE + code,
+    title,
+    status,
+    detail,
+    instance: q < 0 ? request.url : request.url.slice(0, q),
+    code,
+  };
+}
