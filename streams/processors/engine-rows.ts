@@ -26,7 +26,6 @@ import type { EngineState, RaceState } from './engine-state.js';
 const newRow = rowFactory();
 
 function rowFactory(): () => AnalyticsRow {
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- a literal of the schema's defaults, nothing else
   return new Function(`return ${JSON.stringify(blankRow())};`) as () => AnalyticsRow;
 }
 
