@@ -19,6 +19,7 @@ import {
   inputIsEmpty,
   processAll,
   rebuild,
+  withPublisher,
 } from './commands/pipeline.js';
 import { importResults } from './commands/import.js';
 import { serveRegistry } from './commands/registry.js';
@@ -165,7 +166,10 @@ export async function main(argv: string[]): Promise<number> {
         ...(until === undefined ? {} : { until }),
         ...(since === undefined ? {} : { since }),
       };
-      if (!values['summary-only']) await withRuntime(config, logger, (rt) => generate(rt, args));
+      // Kafka mode publishes to the broker only, so it runs beside a service that holds the data dir.
+      if (!values['summary-only'])
+        if (config.mode === 'kafka') await withPublisher(config, logger, (p) => generate(p, args));
+        else await withRuntime(config, logger, (rt) => generate(rt, args));
       if (values.summary || values['summary-only']) process.stdout.write(`${generatedSummary(args)}\n`);
       return 0;
     }

@@ -9,7 +9,11 @@ import { runViewMaterializer } from '../../streams/processors/view-materializer.
 import { instrumentLog } from '../../streams/metrics.js';
 import { publishEvents } from '../../streams/publisher.js';
 import { progress } from '../progress.js';
-import type { Runtime } from '../runtime.js';
+import type { Logger } from '../../domain/logger.js';
+import { createCodecs } from '../../streams/codecs.js';
+import { DEFAULT_TOPIC_SETTINGS, topicNames, topicSpecs } from '../../streams/topics.js';
+import type { ServiceConfig } from '../config.js';
+import { openKafkaLog, type Runtime } from '../runtime.js';
 
 export interface GenerateArgs {
   from: string;
@@ -43,7 +47,7 @@ export function demoRange(years: number, now = Date.now()): { from: string; to: 
 }
 
 export async function generate(
-  rt: Runtime,
+  rt: Pick<Runtime, 'log' | 'codecs'>,
   args: GenerateArgs,
 ): Promise<{ cards: number; results: number; courses: number }> {
   if (args.to < args.from) throw new RacingError('validation_failed', '--to must not be before --from');
@@ -56,6 +60,27 @@ export async function generate(
   });
   bar.finish(`${stats.cards} card versions, ${stats.results} results, ${stats.courses} courses`);
   return stats;
+}
+
+/**
+ * Kafka mode: what `generate` needs (the log, the registry and the codecs) without the data dir's
+ * store, so that publishing live input works while a service holds that store.
+ */
+export async function withPublisher<T>(
+  config: ServiceConfig,
+  logger: Logger,
+  f: (p: Pick<Runtime, 'log' | 'codecs'>) => Promise<T>,
+): Promise<T> {
+  const log = await openKafkaLog(config, logger);
+  try {
+    const topics = topicNames(config.topicPrefix);
+    await log.ensureTopics(topicSpecs(topics, { ...DEFAULT_TOPIC_SETTINGS, partitions: config.partitions }));
+    const { createConfluentRegistry } = await import('../../streams/adapters/confluent-registry.js');
+    const registry = await createConfluentRegistry({ url: config.schemaRegistryUrl!, logger });
+    return await f({ log, codecs: await createCodecs(registry, topics) });
+  } finally {
+    await log.close();
+  }
 }
 
 /** The generated events published in (since, until]: the feed between two instants. */
