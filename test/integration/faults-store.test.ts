@@ -1,0 +1,109 @@
+/**
+ * Fault (d): the state store fails a write in the middle of processing. The processor stops with the
+ * store's error (a running service stops with exit code 1: a failing disk needs an operator), the
+ * store holds exactly the last checkpoint that succeeded (nothing of the failed batch), and a restart
+ * on the same data dir resumes from that checkpoint and ends with the export of an uninterrupted run.
+ */
+import { createHash } from 'node:crypto';
+import { text } from 'node:stream/consumers';
+import { afterAll, describe, expect, it } from 'vitest';
+import { analyticsNdjson } from '../../api/admin.js';
+import { serviceConfigFromEnv } from '../../cli/config.js';
+import { generate, processAll } from '../../cli/commands/pipeline.js';
+import { openRuntime } from '../../cli/runtime.js';
+import { silentLogger } from '../../domain/logger.js';
+import type { BatchOp, StorePort } from '../../state/store-port.js';
+import { Fixture } from './fault-support.js';
+
+const fx = new Fixture();
+afterAll(() => fx.cleanup());
+const RANGE = { from: '2024-04-01', to: '2024-04-12', seed: 21 };
+
+/** A StorePort whose `failAt`-th batch (counted over the store and its subs) throws before writing. */
+function failingStore(inner: StorePort, failAt: number, onBatch: () => Promise<void>): StorePort {
+  let calls = 0;
+  const wrap = (s: StorePort): StorePort => ({
+    get: (k) => s.get(k),
+    getMany: (k) => s.getMany(k),
+    put: (k, v) => s.put(k, v),
+    del: (k) => s.del(k),
+    entries: (r) => s.entries(r),
+    clear: (r) => s.clear(r),
+    close: () => s.close(),
+    sub: (p) => wrap(s.sub(p)),
+    async batch(ops: readonly BatchOp[]) {
+      calls++;
+      if (calls === failAt) throw new Error('injected: write failed (ENOSPC: no space left on device)');
+      await s.batch(ops);
+      await onBatch();
+    },
+  });
+  return wrap(inner);
+}
+
+async function digest(store: StorePort): Promise<{ keys: number; sha: string; positions: Record<string, string> }> {
+  const h = createHash('sha256');
+  let keys = 0;
+  const positions: Record<string, string> = {};
+  for await (const [k, v] of store.entries()) {
+    keys++;
+    h.update(k).update('\0').update(v).update('\0');
+    if (k.startsWith('o/')) positions[k] = v.toString();
+  }
+  return { keys, sha: h.digest('hex'), positions };
+}
+
+describe('a write error from the state store', () => {
+  it('fails clearly, leaves the last checkpoint intact, and a restart recovers to the same export', async () => {
+    const expectedDir = fx.dir('store-expected');
+    const logger = silentLogger();
+    const env = { LOG_LEVEL: 'silent', RACING_CHECKPOINT_MS: '10' };
+    const expectedRt = await openRuntime(serviceConfigFromEnv({ ...env, RACING_DATA_DIR: expectedDir }), logger);
+    let expected: string;
+    try {
+      await generate(expectedRt, { ...RANGE });
+      await processAll(expectedRt);
+      expected = await text(analyticsNdjson(expectedRt.view));
+    } finally {
+      await expectedRt.close();
+    }
+    expect(expected.split('\n').length).toBeGreaterThan(500);
+
+    const dir = fx.dir('store');
+    const config = serviceConfigFromEnv({ ...env, RACING_DATA_DIR: dir });
+    const rt = await openRuntime(config, logger);
+    const real = rt.processorStore;
+    let lastGood: Awaited<ReturnType<typeof digest>>;
+    let failure: unknown;
+    try {
+      // The first half is processed and checkpointed; the checkpoint of the second half fails.
+      const half = Date.parse('2024-04-06T00:00:00Z');
+      await generate(rt, { ...RANGE, until: half });
+      await processAll(rt);
+      await generate(rt, { ...RANGE, since: half });
+      lastGood = await digest(real);
+      rt.processorStore = failingStore(real, 1, async () => {
+        lastGood = await digest(real);
+      });
+      await processAll(rt).catch((e: unknown) => (failure = e));
+      expect(failure).toBeInstanceOf(Error);
+      expect((failure as Error).message).toMatch(/write failed.*ENOSPC/);
+      // Nothing of the failed checkpoint reached the store: exactly the last good one is there.
+      expect(lastGood.keys).toBeGreaterThan(0);
+      expect(Object.keys(lastGood.positions).length).toBeGreaterThan(0);
+      expect(await digest(real)).toEqual(lastGood);
+    } finally {
+      await rt.close();
+    }
+
+    // A restart on the same data dir resumes from that checkpoint.
+    const again = await openRuntime(config, logger);
+    try {
+      const figures = await processAll(again);
+      expect(figures.records).toBeGreaterThan(0);
+      expect(await text(analyticsNdjson(again.view))).toBe(expected);
+    } finally {
+      await again.close();
+    }
+  }, 240_000);
+});
