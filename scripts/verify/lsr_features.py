@@ -1,565 +1,235 @@
 #!/usr/bin/env python3
-"""Independent re-implementation of the analytics row (shared/spec/features.md) from the LSR results CSVs.
+"""Independent re-implementation of the analytics row from the LSR results CSVs, compared with the
+service's export (`racing export analytics` NDJSON), field by field and runner by runner.
 
-Standard library only. Reads every Results_*.csv under the data folder, applies the importer's rules
-(docs/importer.md), computes every confirmed field for every runner with exact rational arithmetic
-(fractions.Fraction, rounded half away from zero), and compares with the service's export
-(`racing export analytics` NDJSON).
+    python3 scripts/verify/lsr_features.py --data ../shared/data/lsr-racingdata --export /tmp/verify-export.ndjson
+        [--examples 5] [--opt NAME=VALUE] [--explain 'COURSEID|OFF|HORSEID'] [--probe] [--dump FILE] [--rows-only]
 
-    python3 scripts/verify/lsr_features.py \
-        --data ../shared/data/lsr-racingdata --export /tmp/verify-export.ndjson [--examples 8] \
-        [--explain RACE_SOURCE_KEY:HORSE_ID] [--draw-thirds any|all] [--snapshot-in-force at|after]
-
+Standard library only: lsr_source.py reads the files as the importer does (docs/importer.md),
+lsr_confirmed.py computes the 45 fields of features.md, lsr_catalogue.py the 162 of catalogue.md.
 Nothing here imports or reads the service's feature code; ids are recomputed from domain/ids.ts's
 documented algorithm (SHA-256 of the source key, first 80 bits, Crockford base32 lower case).
+
+Exit status 0 only when every runner of the files has exactly one export row and the reverse, the
+export is not empty, and every compared field agrees (a float may differ by one unit in its last kept
+place only where the exact value, or a rounded input of it, sits on a half: features.md's rounding note).
+Anything else exits 1, so an empty or truncated export cannot pass. See docs/verification.md.
 """
 from __future__ import annotations
 
 import argparse
-import bisect
 import collections
-import csv
-import datetime as dt
-import glob
-import hashlib
-import html
 import json
 import os
-import re
 import sys
 import time
 from fractions import Fraction as F
 
-# ---------------------------------------------------------------------------------------------- ids
-ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'
-PREFIX = {'race': 'rac_', 'horse': 'hrs_', 'jockey': 'jky_', 'trainer': 'trn_', 'sire': 'sir_', 'course': 'crs_'}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from lsr_catalogue import CAT_OPTS, CATALOGUE, add_catalogue, ranks  # noqa: E402
+from lsr_confirmed import DEFAULT_OPTS, compute  # noqa: E402
+from lsr_source import bucket, iso, load, make_id, scaled_round  # noqa: E402
 
-def make_id(kind: str, key: str) -> str:
-    n = int.from_bytes(hashlib.sha256(key.encode('utf-8')).digest()[:10], 'big')
-    return PREFIX[kind] + ''.join(ALPHABET[(n >> (5 * i)) & 31] for i in range(15, -1, -1))
-
-
-# --------------------------------------------------------------------------------------------- time
-HOUR = 3_600_000
-DAY = 86_400_000
-RESULT_DELAY = 15 * 60_000
-EPOCH = dt.datetime(1970, 1, 1)
-
-
-def _ms(d: dt.datetime) -> int:
-    return int((d - EPOCH).total_seconds()) * 1000
-
-
-def _last_sunday(year: int, month: int) -> dt.date:
-    nxt = dt.date(year + (month == 12), month % 12 + 1, 1)
-    d = nxt - dt.timedelta(days=1)
-    return d - dt.timedelta(days=(d.weekday() - 6) % 7)
-
-
-_bst_cache: dict[int, tuple[int, int]] = {}
-
-
-def bst_window(year: int) -> tuple[int, int]:
-    if year not in _bst_cache:
-        s = _last_sunday(year, 3)
-        e = _last_sunday(year, 10)
-        _bst_cache[year] = (_ms(dt.datetime(s.year, s.month, s.day, 1)), _ms(dt.datetime(e.year, e.month, e.day, 1)))
-    return _bst_cache[year]
-
-
-def uk_local_to_utc_ms(off: str) -> int:
-    """`MM/dd/yyyy HH:mm:ss` UK clock time -> UTC ms. BST (UTC+1) from 01:00 UTC last Sunday of March to
-    01:00 UTC last Sunday of October. Skipped spring hour read as GMT; repeated autumn hour = first (BST)."""
-    local = dt.datetime.strptime(off, '%m/%d/%Y %H:%M:%S')
-    as_gmt = _ms(local)
-    as_bst = as_gmt - HOUR
-    s, e = bst_window(local.year)
-    return as_bst if s <= as_bst < e else as_gmt
-
-
-def iso(ms: int) -> str:
-    return (EPOCH + dt.timedelta(milliseconds=ms)).strftime('%Y-%m-%dT%H:%M:%S.') + f'{ms % 1000:03d}Z'
-
-
-def utc_date(ms: int) -> dt.date:
-    return (EPOCH + dt.timedelta(milliseconds=ms)).date()
-
-
-def month_start_ms(ms: int) -> int:
-    d = utc_date(ms)
-    return _ms(dt.datetime(d.year, d.month, 1))
-
-
-# ----------------------------------------------------------------------------------------- rounding
-def round_half_away(x: F, places: int) -> F:
-    q = x * (10 ** places)
-    n = (abs(q.numerator) * 2 + q.denominator) // (2 * q.denominator)  # floor(|q| + 1/2)
-    return F(n if q >= 0 else -n, 10 ** places)
-
-
-def is_half(x: F, places: int) -> bool:
-    """True when x sits exactly on a rounding half at `places` (where float implementations may differ)."""
-    q = x * (10 ** places) * 2
-    return q.denominator == 1 and q.numerator % 2 == 1
-
-
-def rate(num: int, den: int) -> F:
-    return F(num, den) if den else F(0)
-
-
-def num(x: F):
-    """Fraction -> JSON-like number (int when integral, else float)."""
-    return int(x) if x.denominator == 1 else float(x)
-
-
-# ------------------------------------------------------------------------------------------ mapping
-NH_FLAT_RE = re.compile(r'\b(INH Flat|National Hunt Flat|Bumper)\b', re.I)
-DISCIPLINES = ['flat', 'hurdle', 'chase', 'nh-flat']
-SURFACES = ['turf', 'aw']
-BUCKETS = ['sprint', 'mile', 'middle', 'staying']
-GOINGS = ['Hard', 'Firm', 'Good To Firm', 'Good', 'Good To Yielding', 'Good To Soft', 'Yielding',
-          'Yielding To Soft', 'Soft', 'Soft To Heavy', 'Heavy', 'Fast', 'Standard To Fast', 'Standard',
-          'Standard To Slow', 'Slow']
-GOING_CODE = {g.lower(): i + 1 for i, g in enumerate(GOINGS)}
-CLASS_PAR = {1: 110, 2: 95, 3: 85, 4: 75, 5: 65, 6: 55, 7: 45}
-
-
-def discipline(race_type: str, race_name: str) -> str:
-    if race_type == 'Other':
-        return 'flat'
-    if race_type == 'Hurdle':
-        return 'nh-flat' if NH_FLAT_RE.search(race_name) else 'hurdle'
-    if race_type == 'SteepleChase':
-        return 'chase'
-    if race_type == 'Flat':
-        return 'nh-flat'
-    raise ValueError(race_type)
-
-
-def surface(s: str, course_name: str) -> str:
-    if s == 'Turf':
-        return 'turf'
-    if s in ('AllWeather', 'Dirt'):
-        return 'aw'
-    if s == 'Unknown':
-        return 'aw' if '(AW)' in course_name else 'turf'
-    raise ValueError(s)
-
-
-def bucket(yards: int) -> str:
-    return 'sprint' if yards < 1540 else 'mile' if yards < 2200 else 'middle' if yards < 2860 else 'staying'
-
-
-# --------------------------------------------------------------------------------------------- load
-class Race:
-    __slots__ = ('idx', 'course', 'off_raw', 'off', 'pub', 'name', 'disc', 'surf', 'yards', 'cls', 'going',
-                 'runners', 'standard', 'key')
-
-
-class Run:
-    __slots__ = ('race', 'horse', 'jockey', 'trainer', 'sire', 'draw', 'weight', 'rating', 'pos', 'status',
-                 'obd', 'fig', 'fig_half', 'line')
-
-
-def load(data_dir: str):
-    paths = sorted(glob.glob(os.path.join(data_dir, '*', 'Results_*.csv')), key=os.path.basename)
-    races: dict[tuple[str, str], Race] = {}
-    seen = set()
-    rows = dups = 0
-    for path in paths:
-        with open(path, encoding='utf-8-sig', newline='') as fh:
-            rd = csv.DictReader(fh)
-            for lineno, row in enumerate(rd, start=2):
-                rows += 1
-                key = (row['CourseId'], row['Off'], row['HorseId'])
-                if key in seen:
-                    dups += 1
-                    continue
-                seen.add(key)
-                rk = (row['CourseId'], row['Off'])
-                race = races.get(rk)
-                if race is None:
-                    race = Race()
-                    race.course = row['CourseId']
-                    race.off_raw = row['Off']
-                    race.off = uk_local_to_utc_ms(row['Off'])
-                    race.pub = race.off + RESULT_DELAY
-                    race.name = html.unescape(row['RaceName'])
-                    race.disc = discipline(row['RaceType'], race.name)
-                    race.surf = surface(row['Surface'], html.unescape(row['CourseName']))
-                    race.yards = int(row['DistanceInYards'])
-                    c = row['Class'].strip()
-                    race.cls = int(c.split()[1]) if c else 0
-                    race.going = row['Going'].strip()
-                    race.runners = []
-                    races[rk] = race
-                r = Run()
-                r.race = race
-                r.horse = row['HorseId']
-                r.jockey = row['JockeyId']
-                r.trainer = row['TrainerId']
-                sn = row.get('SireName') or ''
-                r.sire = f"{sn}:{row.get('SireCountry') or ''}" if sn else None
-                r.draw = int(row['StallNumber']) if row['StallNumber'].strip() else 0
-                r.weight = int(row['WeightInPounds'])
-                r.rating = int(row['OfficialRating']) if row['OfficialRating'].strip() else 0
-                r.pos = int(row['FinishingPosition'])
-                r.status = row['ResultStatus']
-                r.obd = F(row['OverallBeatenDistance']) if r.pos >= 2 else F(0)
-                r.line = f'{os.path.basename(path)}:{lineno}'
-                race.runners.append(r)
-    # feed-independent order: by off, then source key
-    ordered = sorted(races.values(), key=lambda x: (x.off, x.course, x.off_raw))
-    for i, race in enumerate(ordered):
-        race.idx = i
-        race.key = (race.course, race.disc, bucket(race.yards), race.surf)
-        rated = [r.rating for r in race.runners if r.rating > 0]
-        race.standard = F(sum(rated), len(rated)) if rated else F(CLASS_PAR.get(race.cls, 60))
-        lpl = min(max(F(3300, race.yards), F(1, 2)), F(3))
-        for r in race.runners:
-            if r.pos >= 1:
-                raw = race.standard - min(r.obd, F(30)) * lpl + (r.weight - 140) * F(1, 2)
-                r.fig = round_half_away(raw, 1)
-                r.fig_half = is_half(raw, 1)
-            else:
-                r.fig = None
-                r.fig_half = False
-    return ordered, rows, dups, paths
-
-
-# ------------------------------------------------------------------------------------------ indexes
-class Series:
-    """Runs of one entity sorted by (off, race idx): off list for bisect plus prefix sums."""
-    __slots__ = ('offs', 'runs', 'wins', 'places')
-
-    def __init__(self, runs):
-        runs.sort(key=lambda r: (r.race.off, r.race.idx))
-        self.runs = runs
-        self.offs = [r.race.off for r in runs]
-        self.wins = [0]
-        self.places = [0]
-        for r in runs:
-            self.wins.append(self.wins[-1] + (r.pos == 1))
-            self.places.append(self.places[-1] + (r.pos in (2, 3)))
-
-    def visible(self, off: int) -> int:
-        """Number of runs with Q.off < off and Q.off + 15 min < off (the point-in-time rule)."""
-        return bisect.bisect_left(self.offs, off - RESULT_DELAY)
-
-    def since(self, start: int) -> int:
-        return bisect.bisect_left(self.offs, start)
-
-
-def group(runs, keyf):
-    d = collections.defaultdict(list)
-    for r in runs:
-        k = keyf(r)
-        if k is not None:
-            d[k].append(r)
-    return {k: Series(v) for k, v in d.items()}
-
-
-DEFAULT_OPTS = {
-    'draw_thirds': 'all',       # draw race: >= 6 starters and all of them drawn ('any': at least one drawn)
-    'period_tz': 'utc',         # calendar months in UTC ('uk': months of the UK local calendar)
-    'in_force': 'at',           # monthly snapshot in force for races off at ('after': strictly after) its end
-    'rank_ties': 'low',         # equal draws: the winner takes the lowest tied rank ('high', 'mean')
-    'third_basis': 'rank',      # third = floor((rank-1)*3/n) ('rank-ceil': ceil(3*rank/n)-1; 'stall': floor((draw-1)*3/max draw))
-    'dead_heat': 'split',       # dead heat for first: the race's win split between the winners' thirds ('full')
-    'snap_vis': 'pub',          # snapshot covers races with off and result publication before the period end ('off')
-    'dbs_round': 'exact',       # drawBiasStrength from unrounded third rates ('rates-first': round rates to 4 dp first)
-    'vpr_window': 'figures',    # vpr over the newest 6 runs that have a figure ('runs': figures among the newest 6 runs)
-    'window': 'ms',             # 90/14 days as 90/14 x 86,400,000 ms ('ukcal': same UK clock time 90/14 days before)
-    'lastrun_dates': 'utc',     # lastRunDays between UTC dates ('uk': UK local dates)
-    'improving_exact': True,    # improvingVpr compares rounded figures exactly (False: float mean, as JS would)
+# ------------------------------------------------------------------------------------------- fields
+RATE4 = ['courseForm', 'winRatioLast5', 'vprConfidence', 'jockeyWinRate90Day', 'trainer14DayWinRate',
+         'sireProgenyWinRate', 'drawBiasStrength']
+CONFIRMED = ['position', 'status', 'computedAtUtc', 'offTime', 'courseId', 'jockeyId', 'trainerId', 'sireId', 'draw',
+             'weightLbs', 'officialRating', 'fieldSize', 'distanceYards', 'raceClass', 'disciplineCode', 'surfaceCode',
+             'goingCode', 'distanceBucketCode', 'careerRuns', 'careerWins', 'courseForm', 'courseFormRuns',
+             'winRatioLast5', 'vpr', 'vprConfidence', 'improvingVpr', 'jockeyWinRate90Day', 'jockeyRides90Day',
+             'trainer14DayWinRate', 'trainerRunners14Day', 'stableForm', 'sireProgenyWinRate', 'sireProgenyRuns',
+             'drawBiasStrength', 'drawBiasRaces', 'distanceDifferenceY', 'ratingDifference', 'weightDifferenceLbs',
+             'classDifference', 'lastRunDays', 'courseTotalClimbM', 'courseUndulationIndex', 'courseElevationRangeM']
+# our extensions beside features.md's fields (docs/features.md), recomputed with the catalogue's snapshots
+EXTENSIONS = ['snapshotPeriod']
+KIND = {f: ('dp4' if f in RATE4 else 'dp1' if f == 'vpr' else 'exact') for f in CONFIRMED + EXTENSIONS}
+KIND.update({f: (k if k.startswith('dp') else 'exact') for f, k in CATALOGUE})
+FIELDS = CONFIRMED + EXTENSIONS + [f for f, _ in CATALOGUE]
+PLACES = {f: int(k[2:]) for f, k in KIND.items() if k.startswith('dp')}
+INDEX = {f: i for i, f in enumerate(FIELDS)}
+RANKS = ['vprRankInRace', 'officialRatingRankInRace', 'weightRankInRace', 'jockeyWinRate90DayRankInRace',
+         'trainer14DayWinRateRankInRace']
+# what a second-stage rank is computed from, in the export's own row: (value field, places, has-a-value test)
+RANK_INPUT = {
+    'vprRankInRace': ('vpr', lambda e: e['vprConfidence'] > 0),
+    'officialRatingRankInRace': ('officialRating', lambda e: e['officialRating'] > 0),
+    'weightRankInRace': ('weightLbs', lambda e: True),
+    'jockeyWinRate90DayRankInRace': ('jockeyWinRate90Day', lambda e: e['jockeyRides90Day'] > 0),
+    'trainer14DayWinRateRankInRace': ('trainer14DayWinRate', lambda e: e['trainerRunners14Day'] > 0),
 }
+RANK_FIELDS_NEEDED = sorted({'vpr', 'vprConfidence', 'officialRating', 'weightLbs', 'jockeyWinRate90Day',
+                             'jockeyRides90Day', 'trainer14DayWinRate', 'trainerRunners14Day', *RANKS})
 
 
-def draw_race_contrib(race: Race, opts):
-    """(low, mid, high) share of this race's win, or None when it is not a draw race."""
-    rs = race.runners
-    if len(rs) < 6:
-        return None
-    drawn = [r for r in rs if r.draw > 0]
-    if opts['draw_thirds'] == 'all' and len(drawn) != len(rs):
-        return None
-    if not drawn:
-        return None
-    winners = [r for r in rs if r.pos == 1]
-    if not winners:
-        return (F(0), F(0), F(0))  # counted race with no winner (none in the real data)
-    draws = sorted(r.draw for r in drawn)
-    n = len(draws)
-    out = [F(0), F(0), F(0)]
-    for w in winners:
-        if w.draw <= 0:
-            continue
-        lo = bisect.bisect_left(draws, w.draw) + 1  # 1 = lowest
-        hi = bisect.bisect_right(draws, w.draw)
-        rank = {'low': F(lo), 'high': F(hi), 'mean': F(lo + hi, 2)}[opts['rank_ties']]
-        if opts['third_basis'] == 'rank':
-            third = int((rank - 1) * 3 // n)
-        elif opts['third_basis'] == 'rank-ceil':
-            q = rank * 3 / n
-            third = int(-(-q // 1)) - 1
-        else:
-            third = (w.draw - 1) * 3 // draws[-1]
-        out[third] += F(1, len(winners)) if opts['dead_heat'] == 'split' else F(1)
-    return tuple(out)
+class Mine:
+    """One runner's recomputed row, compacted: values in FIELDS order (numbers as integers of their last
+    kept place), the indices of fields where a one-unit difference is tolerated, and the source run."""
+    __slots__ = ('vals', 'tol', 'run', 'last', 'seen')
+
+    def __init__(self, row):
+        vals, tol = [], set(row.get('_tol', ()))
+        if row['_vpr_half']:
+            tol.update(('vpr', 'improvingVpr'))
+        for f in FIELDS:
+            v = row[f]
+            if f in PLACES and v is not None:
+                v, half = scaled_round(v, PLACES[f])
+                if half:
+                    tol.add(f)
+            vals.append(v)
+        self.vals = tuple(vals)
+        self.tol = frozenset(INDEX[f] for f in tol if f in INDEX)
+        self.run = row['_run']
+        self.last = row['_last']
+        self.seen = False
+
+    def shown(self, i: int):
+        v, f = self.vals[i], FIELDS[i]
+        return v / 10 ** PLACES[f] if f in PLACES and v is not None else v
 
 
-def uk_clock_minus_days(utc_ms: int, days: int) -> int:
-    """The UTC instant of the same UK clock time `days` calendar days earlier."""
-    s, e = bst_window(utc_date(utc_ms).year)
-    local = EPOCH + dt.timedelta(milliseconds=utc_ms + (HOUR if s <= utc_ms < e else 0))
-    return uk_local_to_utc_ms((local - dt.timedelta(days=days)).strftime('%m/%d/%Y %H:%M:%S'))
-
-
-def uk_date(utc_ms: int) -> dt.date:
-    s, e = bst_window(utc_date(utc_ms).year)
-    return utc_date(utc_ms + (HOUR if s <= utc_ms < e else 0))
-
-
-# ------------------------------------------------------------------------------------------ compute
-def compute(races, opts=None):
-    opts = {**DEFAULT_OPTS, **(opts or {})}
-    all_runs = [r for race in races for r in race.runners]
-    by_horse = group(all_runs, lambda r: r.horse)
-    by_jockey = group(all_runs, lambda r: r.jockey)
-    by_trainer = group(all_runs, lambda r: r.trainer)
-    by_sire = group(all_runs, lambda r: r.sire)
-    by_horse_course = group(all_runs, lambda r: (r.horse, r.race.course))
-    # per horse: indices (into its series) of the runs that have a figure
-    fig_idx = {h: [i for i, r in enumerate(s.runs) if r.fig is not None] for h, s in by_horse.items()}
-    # draw-bias: per snapshot key, draw races ordered by result publication
-    snap = collections.defaultdict(list)
-    for race in races:
-        c = draw_race_contrib(race, opts)
-        if c is not None:
-            snap[race.key].append((race.pub if opts['snap_vis'] == 'pub' else race.off, c, race))
-    snap_idx = {}
-    for k, lst in snap.items():
-        lst.sort(key=lambda x: x[0])
-        pubs, lo, hi = [], [F(0)], [F(0)]
-        for p, c, _ in lst:
-            pubs.append(p)
-            lo.append(lo[-1] + c[0])
-            hi.append(hi[-1] + c[2])
-        snap_idx[k] = (pubs, lo, hi)
-
+def compute_all(races, opts):
+    rows = compute(races, opts)
     out = {}
-    W = [F(4, 5) ** i for i in range(6)]
-    for race in races:
-        T = race.off
-        if opts['period_tz'] == 'utc':
-            period_end = month_start_ms(T)
-        else:
-            d = uk_date(T)
-            period_end = uk_local_to_utc_ms(f'{d.month:02d}/01/{d.year} 00:00:00')
-        if opts['in_force'] == 'after' and period_end == T:
-            period_end = month_start_ms(T - 1)
-        for r in race.runners:
-            row = {}
-            hs = by_horse[r.horse]
-            k = hs.visible(T)
-            hist = hs.runs[:k][::-1]  # newest first
-            row['position'] = r.pos if 1 <= r.pos <= 9 else 0
-            row['careerRuns'] = k
-            row['careerWins'] = hs.wins[k]
-            last5 = hist[:5]
-            row['winRatioLast5'] = rate(sum(q.pos == 1 for q in last5), len(last5))
-            cs = by_horse_course[(r.horse, race.course)]
-            ck = cs.visible(T)
-            cruns = cs.runs[max(0, ck - 5):ck]
-            pts = sum({1: 3, 2: 2, 3: 1}.get(q.pos, 0) for q in cruns)
-            row['courseForm'] = rate(pts, 3 * len(cruns))
-            row['courseFormRuns'] = len(cruns)
-            # vpr
-            fi = fig_idx[r.horse]
-            nf = bisect.bisect_left(fi, k)
-            if opts['vpr_window'] == 'figures':
-                used = [hs.runs[i] for i in fi[max(0, nf - 6):nf]][::-1]
-            else:
-                used = [q for q in hist[:6] if q.fig is not None]
-            n = len(used)
-            figs = [q.fig for q in used]
-            if n:
-                v = sum(w * f for w, f in zip(W, figs)) / sum(W[:n])
-                row['vpr'] = round_half_away(v, 1)
-                row['_vpr_half'] = any(q.fig_half for q in used) or is_half(v, 1)
-            else:
-                row['vpr'] = F(0)
-                row['_vpr_half'] = False
-            row['vprConfidence'] = F(min(n, 6), 6)
-            if opts['improving_exact']:
-                row['improvingVpr'] = n >= 3 and figs[0] > sum(figs[1:]) / (n - 1)
-            else:
-                row['improvingVpr'] = n >= 3 and float(figs[0]) > sum(float(x) for x in figs[1:]) / (n - 1)
-            row['_figs'] = figs
-            # jockey 90 days
-            js = by_jockey[r.jockey]
-            jk = js.visible(T)
-            j0 = js.since(T - 90 * DAY if opts['window'] == 'ms' else uk_clock_minus_days(T, 90))
-            j0 = min(j0, jk)
-            row['jockeyRides90Day'] = jk - j0
-            row['jockeyWinRate90Day'] = rate(js.wins[jk] - js.wins[j0], jk - j0)
-            # trainer 14 days
-            ts = by_trainer[r.trainer]
-            tk = ts.visible(T)
-            t0 = min(ts.since(T - 14 * DAY if opts['window'] == 'ms' else uk_clock_minus_days(T, 14)), tk)
-            tw, tp, tr = ts.wins[tk] - ts.wins[t0], ts.places[tk] - ts.places[t0], tk - t0
-            row['trainerRunners14Day'] = tr
-            row['trainer14DayWinRate'] = rate(tw, tr)
-            row['stableForm'] = f'{tw}-{tp}-{tr}'
-            # sire
-            if r.sire is None:
-                row['sireProgenyRuns'] = 0
-                row['sireProgenyWinRate'] = F(0)
-            else:
-                ss = by_sire[r.sire]
-                sk = ss.visible(T)
-                row['sireProgenyRuns'] = sk
-                row['sireProgenyWinRate'] = rate(ss.wins[sk], sk)
-            # draw bias
-            si = snap_idx.get(race.key)
-            nd = bisect.bisect_left(si[0], period_end) if si else 0
-            if si and nd and r.draw > 0:
-                if opts['dbs_round'] == 'exact':
-                    row['drawBiasStrength'] = abs(si[1][nd] - si[2][nd]) / nd
-                else:
-                    row['drawBiasStrength'] = abs(round_half_away(si[1][nd] / nd, 4) - round_half_away(si[2][nd] / nd, 4))
-            else:
-                row['drawBiasStrength'] = F(0)
-            row['drawBiasRaces'] = nd if r.draw > 0 else 0
-            row['_drawBiasRacesSnapshot'] = nd
-            # deltas
-            if hist:
-                p = hist[0]
-                row['distanceDifferenceY'] = race.yards - p.race.yards
-                row['weightDifferenceLbs'] = r.weight - p.weight
-                row['ratingDifference'] = r.rating - p.rating if r.rating and p.rating else -999
-                row['classDifference'] = p.race.cls - race.cls if p.race.cls and race.cls else -999
-                dates = utc_date if opts['lastrun_dates'] == 'utc' else uk_date
-                row['lastRunDays'] = min((dates(T) - dates(p.race.off)).days, 729)
-                row['_last'] = p
-            else:
-                for f in ('distanceDifferenceY', 'weightDifferenceLbs', 'ratingDifference', 'classDifference'):
-                    row[f] = -999
-                row['lastRunDays'] = 730
-                row['_last'] = None
-            # card / identity fields (extensions)
-            row['status'] = 'final'
-            row['computedAtUtc'] = iso(race.pub)
-            row['offTime'] = iso(T)
-            row['courseId'] = make_id('course', f'lsr:course:{race.course}')
-            row['jockeyId'] = make_id('jockey', f'lsr:jockey:{r.jockey}')
-            row['trainerId'] = make_id('trainer', f'lsr:trainer:{r.trainer}')
-            row['sireId'] = make_id('sire', f'lsr:sire:{r.sire}') if r.sire else None
-            row['draw'] = r.draw
-            row['weightLbs'] = r.weight
-            row['officialRating'] = r.rating
-            row['fieldSize'] = len(race.runners)
-            row['distanceYards'] = race.yards
-            row['raceClass'] = race.cls
-            row['disciplineCode'] = DISCIPLINES.index(race.disc) + 1
-            row['surfaceCode'] = SURFACES.index(race.surf) + 1
-            row['goingCode'] = GOING_CODE.get(race.going.lower(), 0)
-            row['distanceBucketCode'] = BUCKETS.index(bucket(race.yards)) + 1
-            for f in ('courseTotalClimbM', 'courseUndulationIndex', 'courseElevationRangeM'):
-                row[f] = None
-            row['_run'] = r
-            out[(make_id('race', f'lsr:race:{race.course}:{race.off_raw}'), make_id('horse', f'lsr:horse:{r.horse}'))] = row
+
+    def finish(key, row):
+        out[key] = Mine(row)
+        row.clear()  # keep only the compact form: 126,771 full rows of exact rationals would take gigabytes
+
+    add_catalogue(races, rows, opts, finish)
     return out
 
 
+POW10 = {p: 10 ** p for p in (1, 2, 4)}
+
+
+def scaled(b, places: int):
+    """An exported number as an integer of its last kept place; None when it is not a number rounded there
+    (the double nearest a decimal with `places` places, as JSON writes it, or an integer)."""
+    t = type(b)
+    if t is int:
+        return b * POW10[places]
+    if t is float:
+        u = round(b * POW10[places])
+        return u if u / POW10[places] == b else None
+    return None
+
+
 # ------------------------------------------------------------------------------------------ compare
-RATE4 = ['courseForm', 'winRatioLast5', 'vprConfidence', 'jockeyWinRate90Day', 'trainer14DayWinRate',
-         'sireProgenyWinRate', 'drawBiasStrength']
-TENTH = ['vpr']
-FIELDS = ['position', 'status', 'computedAtUtc', 'offTime', 'courseId', 'jockeyId', 'trainerId', 'sireId', 'draw',
-          'weightLbs', 'officialRating', 'fieldSize', 'distanceYards', 'raceClass', 'disciplineCode', 'surfaceCode',
-          'goingCode', 'distanceBucketCode', 'careerRuns', 'careerWins', 'courseForm', 'courseFormRuns',
-          'winRatioLast5', 'vpr', 'vprConfidence', 'improvingVpr', 'jockeyWinRate90Day', 'jockeyRides90Day',
-          'trainer14DayWinRate', 'trainerRunners14Day', 'stableForm', 'sireProgenyWinRate', 'sireProgenyRuns',
-          'drawBiasStrength', 'drawBiasRaces', 'distanceDifferenceY', 'ratingDifference', 'weightDifferenceLbs',
-          'classDifference', 'lastRunDays', 'courseTotalClimbM', 'courseUndulationIndex', 'courseElevationRangeM']
+ABSENT = object()
+# (index, field, places or 0, 'rank' | 'derived' | '') for the comparison loop
+SPEC = [(i, f, PLACES.get(f, 0), 'rank' if f in RANKS else 'derived' if f == 'improvingVpr' else '')
+        for i, f in enumerate(FIELDS)]
 
 
-def describe(row) -> str:
-    r = row['_run']
+def compare(mine, export_path, n_examples):
+    r = collections.namedtuple('Comparison', 'rows_read seen bad_json dup extra not_exported mism halves absent '
+                                             'examples export_fields rank_checked')
+    mism, halves, absent = collections.Counter(), collections.Counter(), collections.Counter()
+    examples = collections.defaultdict(list)
+    seen, extra = set(), []
+    rows_read = bad_json = dup = 0
+    export_fields = set()
+    race_rows = collections.defaultdict(dict)  # raceId -> horseId -> the export's ranking inputs and ranks
+    pending = []  # (key, field index) rank mismatches on a tolerated half: decided by the second stage
+    with open(export_path) as fh:
+        for line in fh:
+            if not line.strip():
+                continue
+            rows_read += 1
+            try:
+                e = json.loads(line)
+                key = (e['raceId'], e['horseId'])
+            except (ValueError, KeyError, TypeError):
+                bad_json += 1
+                continue
+            if key in seen:
+                dup += 1
+                continue
+            seen.add(key)
+            export_fields.update(e)
+            m = mine.get(key)
+            if m is None:
+                extra.append(key)
+                continue
+            m.seen = True
+            if all(f in e for f in RANK_FIELDS_NEEDED):
+                race_rows[key[0]][key[1]] = {f: e[f] for f in RANK_FIELDS_NEEDED}
+            vals, tol = m.vals, m.tol
+            for i, f, places, kind in SPEC:
+                b = e.get(f, ABSENT)
+                a = vals[i]
+                if places:
+                    if b is None or a is None:
+                        if a is None and b is None:
+                            continue
+                    elif b is not ABSENT:
+                        ub = scaled(b, places)
+                        if ub == a:
+                            continue
+                        if ub is not None and (ub - a == 1 or a - ub == 1) and i in tol:
+                            halves[f] += 1
+                            continue
+                elif a == b and type(a) is type(b):
+                    continue
+                elif a is None and b is None:
+                    continue
+                elif b is not ABSENT and i in tol and kind:
+                    if kind == 'rank':
+                        pending.append((key, i, b))
+                    else:
+                        halves[f] += 1  # improvingVpr beside a tolerated vpr half
+                    continue
+                mism[f] += 1
+                if b is ABSENT:
+                    absent[f] += 1
+                if len(examples[f]) < n_examples:
+                    examples[f].append((key, m.shown(i), '<absent>' if b is ABSENT else b, m))
+    # second stage: where an input of a ranking sits on a tolerated half, the export's rank must be the
+    # rank of the export's own values in that race
+    for key, i, b in pending:
+        f = FIELDS[i]
+        src, has = RANK_INPUT[f]
+        race = race_rows.get(key[0], {})
+        horses = list(race)
+        vals = [F(repr(race[h][src])) if has(race[h]) else None for h in horses]
+        if key[1] in race and ranks(vals)[horses.index(key[1])] == b:
+            halves[f] += 1
+        else:
+            mism[f] += 1
+            if len(examples[f]) < n_examples:
+                examples[f].append((key, mine[key].shown(i), b, mine[key]))
+    # every rank in the export must also be the rank of the export's own values (whatever mine says)
+    rank_checked = 0
+    runners = collections.Counter(k[0] for k in mine)
+    for race_id, race in race_rows.items():
+        horses = list(race)
+        if len(horses) != runners[race_id]:
+            continue  # a race with a missing row: its ranks cannot be re-derived (the missing row fails anyway)
+        for f in RANKS:
+            src, has = RANK_INPUT[f]
+            vals = [F(repr(race[h][src])) if has(race[h]) else None for h in horses]
+            for h, rk in zip(horses, ranks(vals)):
+                rank_checked += 1
+                if race[h][f] != rk:
+                    mism[f + ' (second stage)'] += 1
+    not_exported = [k for k, v in mine.items() if not v.seen]
+    return r(rows_read, len(seen), bad_json, dup, extra, not_exported, mism, halves, absent, examples,
+             export_fields, rank_checked)
+
+
+def describe(m: Mine) -> str:
+    r = m.run
     race = r.race
     s = (f'race lsr:race:{race.course}:{race.off_raw} (off {iso(race.off)}, {race.disc}/{race.surf}/{bucket(race.yards)}, '
          f'{race.yards}y, class {race.cls}) horse {r.horse} jockey {r.jockey} trainer {r.trainer} sire {r.sire} '
          f'draw {r.draw} [{r.line}]')
-    p = row['_last']
+    p = m.last
     if p is not None:
         s += (f'; last run lsr:race:{p.race.course}:{p.race.off_raw} off {iso(p.race.off)} {p.race.yards}y '
               f'class {p.race.cls} weight {p.weight} OR {p.rating} pos {p.pos}')
     return s
-
-
-def compare(mine, export_path, n_examples, explain_fields):
-    mism = collections.Counter()
-    halves = collections.Counter()
-    examples = collections.defaultdict(list)
-    seen = 0
-    missing = []
-    with open(export_path) as fh:
-        for line in fh:
-            e = json.loads(line)
-            key = (e['raceId'], e['horseId'])
-            m = mine.get(key)
-            if m is None:
-                missing.append(key)
-                continue
-            seen += 1
-            m['_seen'] = True
-            for f in FIELDS:
-                a, b = m[f], e.get(f, '<absent>')
-                if f in RATE4 or f in TENTH:
-                    places = 4 if f in RATE4 else 1
-                    ua = round_half_away(a, places) * 10 ** places
-                    try:
-                        ub = F(repr(b)) * 10 ** places
-                    except (TypeError, ValueError):
-                        ub = None
-                    if ub == ua:
-                        continue
-                    near_half = (m['_vpr_half'] if f == 'vpr' else is_half(a, places)) or \
-                        abs(float(a) * 10 ** places % 1 - 0.5) < 1e-9
-                    if ub is not None and abs(ub - ua) == 1 and near_half:
-                        halves[f] += 1
-                        continue
-                    shown_a = num(round_half_away(a, places))
-                else:
-                    if a == b:
-                        continue
-                    if f == 'improvingVpr' and m['_vpr_half']:
-                        halves[f] += 1
-                        continue
-                    shown_a = a
-                mism[f] += 1
-                if len(examples[f]) < n_examples:
-                    examples[f].append((key, shown_a, b, m, e))
-    not_exported = [k for k, v in mine.items() if not v.get('_seen')]
-    return seen, missing, not_exported, mism, halves, examples
-
-
-def detail(f, m, e):
-    if f in ('vpr', 'vprConfidence', 'improvingVpr'):
-        return f"figures used (newest first, tenths): {[str(x) for x in m['_figs']]}"
-    if f in ('jockeyWinRate90Day', 'jockeyRides90Day'):
-        return f"mine {m['jockeyRides90Day']} rides; export {e['jockeyRides90Day']} rides"
-    if f in ('trainer14DayWinRate', 'trainerRunners14Day', 'stableForm'):
-        return f"mine {m['stableForm']}; export {e['stableForm']}"
-    if f in ('sireProgenyWinRate', 'sireProgenyRuns'):
-        return f"mine {m['sireProgenyRuns']} runs; export {e['sireProgenyRuns']} runs"
-    if f in ('drawBiasStrength', 'drawBiasRaces'):
-        return f"mine {m['_drawBiasRacesSnapshot']} draw races in snapshot; export drawBiasRaces {e['drawBiasRaces']}"
-    if f in ('courseForm', 'courseFormRuns'):
-        return f"mine {m['courseFormRuns']} course runs; export {e['courseFormRuns']}"
-    return ''
 
 
 def explain(races, mine, export_path, course, off, horse):
@@ -567,17 +237,17 @@ def explain(races, mine, export_path, course, off, horse):
     hid = make_id('horse', f'lsr:horse:{horse}')
     m = mine[(rid, hid)]
     e = None
-    with open(export_path) as fh:
-        for line in fh:
-            if rid in line and hid in line:
-                e = json.loads(line)
+    if os.path.exists(export_path):
+        with open(export_path) as fh:
+            for line in fh:
+                if rid in line and hid in line:
+                    e = json.loads(line)
     print(f'\n== explain {course}|{off}|{horse} ({rid} {hid})\n  {describe(m)}')
-    for f in FIELDS:
-        a = _val(m, f)
-        a = num(a) if isinstance(a, F) else a
-        b = e.get(f) if e else None
-        print(f"  {f:22} mine {a!r:28} export {b!r}{'   <-- differs' if a != b else ''}")
-    T = m['_run'].race.off
+    for i, f in enumerate(FIELDS):
+        a = m.shown(i)
+        b = e.get(f, '<absent>') if e else None
+        print(f"  {f:32} mine {a!r:28} export {b!r}{'   <-- differs' if a != b else ''}")
+    T = m.run.race.off
     runs = sorted((q for rc in races for q in rc.runners if q.horse == horse and q.race.off < T),
                   key=lambda q: -q.race.off)
     print('  history (newest first; visible iff off + 15 min < this off):')
@@ -585,10 +255,10 @@ def explain(races, mine, export_path, course, off, horse):
         rc = q.race
         lpl = min(max(F(3300, rc.yards), F(1, 2)), F(3))
         raw = rc.standard - min(q.obd, F(30)) * lpl + (q.weight - 140) * F(1, 2) if q.pos >= 1 else None
-        print(f'    lsr:race:{rc.course}:{rc.off_raw} off {iso(rc.off)} pos {q.pos} {q.status} obd {q.obd} '
-              f'{rc.yards}y class {rc.cls} weight {q.weight} OR {q.rating} standard {rc.standard} '
-              f'({float(rc.standard):.4f}) lbs/length {lpl} raw figure {raw} '
-              f"({'%.6f' % float(raw) if raw is not None else '-'}) -> {q.fig} [{q.line}]")
+        print(f'    lsr:race:{rc.course}:{rc.off_raw} off {iso(rc.off)} pos {q.pos}/{len(rc.runners)} {q.status} '
+              f'obd {q.obd} {rc.yards}y class {rc.cls} going {rc.going!r} weight {q.weight} OR {q.rating} '
+              f'SP {q.sp} fav {q.fav} headgear {q.headgear!r} jockey {q.jockey} trainer {q.trainer} owner {q.owner} '
+              f'figure {q.fig} (raw {raw}) [{q.line}]')
 
 
 PROBES = [
@@ -596,58 +266,87 @@ PROBES = [
     ('third_basis', 'rank-ceil'), ('third_basis', 'stall'),
     ('dead_heat', 'full'), ('snap_vis', 'off'), ('dbs_round', 'rates-first'), ('vpr_window', 'runs'),
     ('window', 'ukcal'), ('lastrun_dates', 'uk'), ('improving_exact', False),
+    ('card_draw_ties', 'high'), ('card_draw_ties', 'mean'), ('implied_last3', 'last3'), ('prb_sole_nonfinisher', 1),
+    ('figures_last3', 'runs'), ('shrunk_unknown_sire', F(1, 10)), ('rank_basis', 'exact'), ('beaten_lengths_dp', 2),
 ]
-
-
-def _val(m, f):
-    v = m[f]
-    if isinstance(v, F):
-        return round_half_away(v, 4 if f in RATE4 else 1)
-    return v
 
 
 def probe(races, base, export_path):
     exp = {}
     with open(export_path) as fh:
         for line in fh:
-            e = json.loads(line)
-            exp[(e['raceId'], e['horseId'])] = e
+            if line.strip():
+                e = json.loads(line)
+                exp[(e['raceId'], e['horseId'])] = e
     print('\n== ambiguity probe: rows whose value changes under the alternative reading '
           '(and of those, how many the export matches under that reading)')
     for k, v in PROBES:
-        alt = compute(races, {k: v})
-        changed = collections.Counter()
-        agree_alt = collections.Counter()
+        alt = compute_all(races, {k: v})
+        changed, agree_alt = collections.Counter(), collections.Counter()
         for key, m in alt.items():
             b = base[key]
-            for f in FIELDS:
-                if _val(m, f) != _val(b, f):
+            for i, f in enumerate(FIELDS):
+                if m.vals[i] != b.vals[i]:
                     changed[f] += 1
                     e = exp.get(key)
-                    ev = e[f] if e else None
-                    if f in RATE4 or f in TENTH:
-                        ev = F(repr(ev)) if ev is not None else None
-                    if ev == (num(_val(m, f)) if isinstance(_val(m, f), F) else _val(m, f)) or \
-                            (isinstance(ev, F) and ev == _val(m, f)):
-                        agree_alt[f] += 1
-        desc = ', '.join(f'{f} {n} (export agrees with alternative: {agree_alt[f]})' for f, n in changed.items()) or 'no row changes'
-        print(f'  {k}={v}: {desc}')
+                    if e is not None and f in e:
+                        ev = scaled(e[f], PLACES[f]) if f in PLACES and e[f] is not None else e[f]
+                        if ev == m.vals[i]:
+                            agree_alt[f] += 1
+        desc = ', '.join(f'{f} {n} (export agrees with alternative: {agree_alt[f]})' for f, n in changed.items())
+        print(f'  {k}={v}: {desc or "no row changes"}')
 
 
-def main():
-    ap = argparse.ArgumentParser()
+def fail(msg: str) -> int:
+    print(f'FAIL: {msg}')
+    return 1
+
+
+def rows_only(races, export_path) -> int:
+    """Only the row sets: every runner of the files has one export row and the reverse (no feature compute)."""
+    mine = {(make_id('race', f'lsr:race:{race.course}:{race.off_raw}'), make_id('horse', f'lsr:horse:{r.horse}'))
+            for race in races for r in race.runners}
+    seen, dup, bad = set(), 0, 0
+    with open(export_path) as fh:
+        for line in fh:
+            if not line.strip():
+                continue
+            try:
+                e = json.loads(line)
+                key = (e['raceId'], e['horseId'])
+            except (ValueError, KeyError, TypeError):
+                bad += 1
+                continue
+            dup += key in seen
+            seen.add(key)
+    extra, missing = len(seen - mine), len(mine - seen)
+    print(f'rows only: runners in the files {len(mine)}, export rows {len(seen)}; runners absent from the export: '
+          f'{missing}; export rows without a runner in the files: {extra}; duplicate export rows: {dup}; '
+          f'unreadable lines: {bad}')
+    problems = [p for p, n in (('export is empty', not seen), (f'{missing} runner(s) absent from the export', missing),
+                                (f'{extra} export row(s) without a runner in the files', extra),
+                                (f'{dup} duplicate export row(s)', dup), (f'{bad} unreadable export line(s)', bad)) if n]
+    for p in problems:
+        fail(p)
+    return 1 if problems else 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     here = os.path.dirname(os.path.abspath(__file__))
     ap.add_argument('--data', default=os.path.normpath(os.path.join(here, '../../../shared/data/lsr-racingdata')))
     ap.add_argument('--export', default='/tmp/verify-export.ndjson')
     ap.add_argument('--examples', type=int, default=5)
     ap.add_argument('--opt', action='append', default=[], metavar='NAME=VALUE',
-                    help='switch one reading of an ambiguity (see DEFAULT_OPTS), e.g. draw_thirds=any')
+                    help='switch one reading of an ambiguity (DEFAULT_OPTS, CAT_OPTS), e.g. draw_thirds=any')
     ap.add_argument('--explain', action='append', default=[], metavar='COURSEID|OFF|HORSEID',
-                    help='print one runner: my row, the export row, and the history runs with their figure inputs')
+                    help='print one runner: my row, the export row, and its history')
     ap.add_argument('--probe', action='store_true',
                     help='for every alternative reading in PROBES: how many rows it changes, and how many of '
-                         'those then disagree with the export')
-    ap.add_argument('--dump', help='write my rows as NDJSON here')
+                         'those the export matches')
+    ap.add_argument('--dump', help='write my rows as NDJSON here (the export format)')
+    ap.add_argument('--rows-only', action='store_true',
+                    help='compare only the sets of (raceId, horseId) rows, without computing any field (fast)')
     args = ap.parse_args()
 
     t0 = time.time()
@@ -655,47 +354,73 @@ def main():
     nruns = sum(len(r.runners) for r in races)
     print(f'files {len(paths)}, rows {rows}, duplicates dropped {dups}, races {len(races)}, runners {nruns} '
           f'(load {time.time() - t0:.1f}s)')
-    t1 = time.time()
+    if nruns == 0:
+        return fail(f'no runner rows under {args.data}: nothing to verify')
+    if not args.dump and not os.path.exists(args.export):
+        return fail(f'no export at {args.export}')
+    if args.rows_only:
+        return rows_only(races, args.export)
     opts = {}
+    defaults = {**DEFAULT_OPTS, **CAT_OPTS}
     for o in args.opt:
         k, v = o.split('=', 1)
-        if k not in DEFAULT_OPTS:
+        if k not in defaults:
             ap.error(f'unknown option {k}')
-        opts[k] = (v == 'true') if isinstance(DEFAULT_OPTS[k], bool) else v
-    mine = compute(races, opts)
-    print(f'computed {len(mine)} rows ({time.time() - t1:.1f}s)')
+        d = defaults[k]
+        opts[k] = (v == 'true') if isinstance(d, bool) else F(v) if isinstance(d, (int, F)) else v
+    t1 = time.time()
+    mine = compute_all(races, opts)
+    print(f'computed {len(mine)} rows x {len(FIELDS)} fields ({len(CONFIRMED)} confirmed, {len(EXTENSIONS)} extension, '
+          f'{len(CATALOGUE)} catalogue) '
+          f'({time.time() - t1:.1f}s)')
     if args.dump:
         with open(args.dump, 'w') as fh:
             for (rid, hid), m in mine.items():
-                o = {k: (num(round_half_away(v, 4 if k in RATE4 else 1)) if isinstance(v, F) else v)
-                     for k, v in m.items() if not k.startswith('_')}
+                o = {f: m.shown(i) for i, f in enumerate(FIELDS)}
                 o.update(raceId=rid, horseId=hid)
                 fh.write(json.dumps(o, sort_keys=True) + '\n')
-    if not os.path.exists(args.export):
-        print(f'no export at {args.export}; nothing compared')
-        return 0
-    seen, missing, not_exported, mism, halves, examples = compare(mine, args.export, args.examples, None)
-    print(f'compared {seen} runners; export rows without a match here: {len(missing)}; '
-          f'my rows absent from the export: {len(not_exported)}')
-    print(f"\n{'field':24} {'mismatches':>10} {'half-ulp':>9}")
+        print(f'wrote {len(mine)} rows to {args.dump}')
+        if not os.path.exists(args.export):
+            return 0
+    c = compare(mine, args.export, args.examples)
+    print(f'export rows read {c.rows_read}; compared {c.seen - len(c.extra)} runners x {len(FIELDS)} fields = '
+          f'{(c.seen - len(c.extra)) * len(FIELDS)} values; second-stage rank checks {c.rank_checked}')
+    print(f'runners in the files absent from the export: {len(c.not_exported)}; export rows without a runner in the '
+          f'files: {len(c.extra)}; duplicate export rows: {c.dup}; unreadable export lines: {c.bad_json}')
+    print(f"\n{'field':32} {'mismatches':>10} {'half-ulp':>9} {'absent':>7}")
+    for f in FIELDS + sorted(k for k in c.mism if k not in INDEX):
+        print(f'{f:32} {c.mism[f]:>10} {c.halves[f]:>9} {c.absent[f]:>7}')
+    not_compared = sorted(c.export_fields - set(FIELDS) - {'raceId', 'horseId'})
+    if not_compared:
+        print(f'\nexport fields this check does not compare: {", ".join(not_compared)}')
     for f in FIELDS:
-        print(f'{f:24} {mism[f]:>10} {halves[f]:>9}')
-    for f in FIELDS:
-        if not examples[f]:
+        if not c.examples[f]:
             continue
-        print(f'\n== {f}: {mism[f]} mismatches')
-        for key, a, b, m, e in examples[f]:
+        print(f'\n== {f}: {c.mism[f]} mismatches ({c.absent[f]} rows without the field)')
+        for key, a, b, m in c.examples[f]:
             print(f'  mine {a!r} export {b!r} :: {describe(m)}')
-            d = detail(f, m, e)
-            if d:
-                print(f'      {d}')
     for x in args.explain:
         explain(races, mine, args.export, *x.split('|'))
     if args.probe:
         probe(races, mine, args.export)
     print(f'\ntotal time {time.time() - t0:.1f}s')
-    # Exit 1 on any mismatch beyond the tolerated rounding halves, so CI can run the comparison.
-    return 1 if any(mism[f] for f in FIELDS) else 0
+    failed = [f'{n} field value(s) differ ({sum(1 for f in c.mism if c.mism[f])} field(s))'
+              for n in [sum(c.mism.values())] if n]
+    if c.rows_read == 0:
+        failed.append('the export is empty')
+    if c.not_exported:
+        failed.append(f'{len(c.not_exported)} runner(s) of the files absent from the export')
+    if c.extra:
+        failed.append(f'{len(c.extra)} export row(s) without a runner in the files')
+    if c.dup:
+        failed.append(f'{c.dup} duplicate export row(s)')
+    if c.bad_json:
+        failed.append(f'{c.bad_json} unreadable export line(s)')
+    for x in failed:
+        fail(x)
+    if not failed:
+        print(f'PASS: {c.seen} runners, {len(FIELDS)} fields, every value equal (or a tolerated half)')
+    return 1 if failed else 0
 
 
 if __name__ == '__main__':
