@@ -9,7 +9,7 @@ import type { Logger } from '../domain/logger.js';
 import type { AccountStore } from '../state/credentials/account-store.js';
 import type { KeyStore } from '../state/credentials/key-store.js';
 import type { ReadModel } from '../state/read-model-port.js';
-import { ADMIN_PREFIX, adminRoutes } from './admin.js';
+import { ADMIN_PREFIX, type AdminInputDeps, adminRoutes } from './admin.js';
 import { adminAccountRoutes } from './admin-accounts.js';
 import { installProblemHandlers } from './errors.js';
 import { installMethodNotAllowed, RouteTable } from './routing-errors.js';
@@ -21,6 +21,8 @@ export interface AdminAppDeps {
   accounts: AccountStore;
   readModel: ReadModel;
   logger: Logger;
+  /** `racing publish` and `racing import` while the service runs (absent: those routes are not served) */
+  input?: AdminInputDeps;
 }
 
 export function buildAdminApp(deps: AdminAppDeps): FastifyInstance {
@@ -33,9 +35,15 @@ export function buildAdminApp(deps: AdminAppDeps): FastifyInstance {
   const routes = new RouteTable().watch(app);
   installProblemHandlers(app);
   installMethodNotAllowed(app, routes);
-  app.register(adminRoutes({ admin: { token: deps.token }, keys: deps.keys, readModel: deps.readModel }), {
-    prefix: ADMIN_PREFIX,
-  });
+  app.register(
+    adminRoutes({
+      admin: { token: deps.token },
+      keys: deps.keys,
+      readModel: deps.readModel,
+      ...(deps.input ? { input: deps.input } : {}),
+    }),
+    { prefix: ADMIN_PREFIX },
+  );
   app.register(adminAccountRoutes({ token: deps.token, accounts: deps.accounts }), { prefix: ADMIN_PREFIX });
   return app;
 }

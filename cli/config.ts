@@ -33,6 +33,8 @@ const ServiceSchema = Type.Object({
   checkpointIntervalMs: Type.Integer({ minimum: 10, maximum: 3_600_000 }),
   /** course snapshots are daily from this date (the first day of a month); null: monthly only */
   dailySnapshotsFrom: Type.Union([Type.Null(), Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])-01$' })]),
+  /** the demo's live feed runs while serving (RACING_LIVE; default on in embedded mode, off in Kafka mode) */
+  live: Type.Boolean(),
 });
 
 export type ServiceConfig = Readonly<Static<typeof ServiceSchema>> & { readonly api: ApiConfig };
@@ -71,7 +73,17 @@ const NAMES: Record<string, string> = {
   '/registryPort': 'REGISTRY_PORT (0..65535)',
   '/checkpointIntervalMs': 'RACING_CHECKPOINT_MS (10..3600000)',
   '/dailySnapshotsFrom': 'RACING_DAILY_SNAPSHOTS_FROM (YYYY-MM-01, the first day of a month)',
+  '/live': 'RACING_LIVE (1 or 0)',
 };
+
+/** RACING_LIVE: 1/true/on or 0/false/off; unset: on in embedded mode, off in Kafka mode. */
+function live(env: Env, mode: string): boolean | string {
+  const raw = env['RACING_LIVE']?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return mode === 'embedded';
+  if (['1', 'true', 'on', 'yes'].includes(raw)) return true;
+  if (['0', 'false', 'off', 'no'].includes(raw)) return false;
+  return raw; // rejected by the schema check with the setting's name
+}
 
 /**
  * RACING_DATA_DIR (./data), RACING_MODE (embedded), RACING_PARTITIONS (4), RACING_REPLICATION_FACTOR (1),
@@ -107,6 +119,7 @@ export function serviceConfigFromEnv(env: Env): ServiceConfig {
     registryPort: int(env, 'REGISTRY_PORT', 8081),
     checkpointIntervalMs: int(env, 'RACING_CHECKPOINT_MS', 5000),
     dailySnapshotsFrom: env['RACING_DAILY_SNAPSHOTS_FROM']?.trim() || null,
+    live: live(env, env['RACING_MODE']?.trim() || 'embedded'),
   };
   if (!Value.Check(ServiceSchema, candidate)) {
     const problems = [...Value.Errors(ServiceSchema, candidate)].map((e) => {

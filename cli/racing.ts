@@ -2,7 +2,7 @@
 /**
  * `racing`: the one command-line entry point. Commands:
  *   start | generate | process | serve | rebuild | keys create|revoke|list | accounts grant|revoke|list
- *   | export analytics
+ *   | import results-csv | publish card|result|course | export analytics
  */
 import { writeSettings } from './settings.js';
 import { parseArgs } from 'node:util';
@@ -21,7 +21,10 @@ import {
   rebuild,
   withPublisher,
 } from './commands/pipeline.js';
-import { importResults } from './commands/import.js';
+import { importFiles } from './commands/import.js';
+import { formatPublishReport, type PublishKind, publishFiles } from './commands/publish.js';
+import { generateDemo, type LiveFeedHandle, startLiveFeed } from './commands/live-feed.js';
+import type { LiveFeed } from '../streams/live-feed.js';
 import { serveRegistry } from './commands/registry.js';
 import { serve } from './commands/serve.js';
 import { fetchStatus, formatStatus, serviceUrl } from './commands/status.js';
@@ -50,6 +53,11 @@ const USAGE = `usage: racing <command> [options]
   import results-csv FILE... [--official-rating result|card-when-present] [--fix-morning-offs]
                                  [--extended-flat-races] [--report FILE]
                                  publish real monthly results files (see docs/importer.md)
+                                 (through the running service when one holds the data dir)
+  publish card|result|course FILE.json... [--check] [--json]
+                                 publish values given as JSON of their Avro schema (docs/examples/);
+                                 a bad value is reported (exit 1) and goes to the dead-letter topic;
+                                 --check validates only
   export analytics [--out FILE]  every current row as NDJSON sorted by raceId then horseId
   status [--url URL] [--json]    the running service's readiness, lag and tasks (HOST:PORT by default);
                                  exit 0 ready, 1 not ready, 3 no service answering
@@ -57,7 +65,11 @@ const USAGE = `usage: racing <command> [options]
 environment: RACING_DATA_DIR (./data), HOST (127.0.0.1), PORT (3000), RACING_PARTITIONS (4),
              RACING_DEMO_YEARS (3), RACING_DEMO_SCALE (0.6), RATE_LIMIT_PER_MINUTE (600), LOG_LEVEL (info),
              RACING_MODE (embedded | kafka), KAFKA_BROKERS, SCHEMA_REGISTRY_URL, RACING_TOPIC_PREFIX,
-             RACING_INSTANCE_ID, RACING_REPLICATION_FACTOR, RACING_CHECKPOINT_MS (5000)`;
+             RACING_INSTANCE_ID, RACING_REPLICATION_FACTOR, RACING_CHECKPOINT_MS (5000),
+             RACING_LIVE (1 in embedded mode, 0 in Kafka mode: the demo's live feed while serving)`;
+
+const LIVE_MESSAGE =
+  'live feed on: cards, race-day updates and results are published as their time comes (RACING_LIVE=0 turns it off)';
 
 async function withRuntime<T>(config: ServiceConfig, logger: Logger, f: (rt: Runtime) => Promise<T>): Promise<T> {
   const rt = await openRuntime(config, logger);
@@ -92,12 +104,14 @@ export async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'start': {
       const rt = await openRuntime(config, logger);
+      let feed: LiveFeed | undefined;
       if (await inputIsEmpty(rt)) {
         const range = demoRange(config.demoYears);
         process.stderr.write(
-          `empty data dir ${config.dataDir}: generating a demo history ${range.from} .. ${range.to}\n`,
+          `empty data dir ${config.dataDir}: generating a demo history from ${range.from} up to now\n`,
         );
-        await generate(rt, { ...range, seed: 1, scale: config.demoScale, until: Date.now() });
+        // The history is the demo's live feed published up to now; serving continues it (cli/commands/live-feed.ts).
+        feed = await generateDemo(rt, { from: range.from, seed: 1, scale: config.demoScale });
         // the demo is live from this month on: its course snapshots are daily from the 1st (settings.ts)
         if (config.dailySnapshotsFrom === null) {
           writeSettings(config.dataDir, { dailySnapshotsFrom: `${new Date().toISOString().slice(0, 7)}-01` });
@@ -107,8 +121,14 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(
         `processed ${figures.records} records: ${figures.rows} rows in ${figures.seconds.toFixed(1)}s\n`,
       );
-      const url = await serve(rt, figures.processor, () => rt.close());
+      const live: { handle?: LiveFeedHandle | undefined } = {};
+      const url = await serve(rt, figures.processor, async () => {
+        await live.handle?.stop();
+        await rt.close();
+      });
       process.stderr.write(`serving on ${url} (ready ${((performance.now() - t0) / 1000).toFixed(1)}s after start)\n`);
+      live.handle = await startLiveFeed(rt, feed ? { feed } : {});
+      if (live.handle) process.stderr.write(`${LIVE_MESSAGE}\n`);
       return -1; // keep running
     }
     case 'registry': {
@@ -119,8 +139,14 @@ export async function main(argv: string[]): Promise<number> {
     case 'serve': {
       const rt = await openRuntime(config, logger);
       const { processor } = await processAll(rt);
-      const url = await serve(rt, processor, () => rt.close());
+      const live: { handle?: LiveFeedHandle | undefined } = {};
+      const url = await serve(rt, processor, async () => {
+        await live.handle?.stop();
+        await rt.close();
+      });
       process.stderr.write(`serving on ${url}\n`);
+      live.handle = await startLiveFeed(rt);
+      if (live.handle) process.stderr.write(`${LIVE_MESSAGE}\n`);
       return -1;
     }
     case 'generate': {
@@ -270,14 +296,17 @@ export async function main(argv: string[]): Promise<number> {
       if (rating !== undefined && rating !== 'result' && rating !== 'card-when-present') {
         throw new RacingError('validation_failed', '--official-rating must be result or card-when-present');
       }
-      const f = await withRuntime(config, logger, (rt) =>
-        importResults(rt, {
+      // through the running service when one holds the data dir (it keeps the import ledger)
+      const f = await importFiles(
+        config,
+        {
           files: positionals,
           ...(rating ? { officialRating: rating } : {}),
           fixMorningOffs: values['fix-morning-offs'] ?? false,
           extendedFlatRaces: values['extended-flat-races'] ?? false,
           ...(values.report ? { reportFile: values.report } : {}),
-        }),
+        },
+        (f) => withRuntime(config, logger, f),
       );
       const r = f.report;
       process.stdout.write(
@@ -299,6 +328,26 @@ export async function main(argv: string[]): Promise<number> {
           `${f.changedResultsSkipped} changed results skipped (${f.seconds.toFixed(1)}s)\n`,
       );
       return 0;
+    }
+    case 'publish': {
+      const [kind, ...args] = rest;
+      if (kind !== 'card' && kind !== 'result' && kind !== 'course')
+        throw new RacingError('validation_failed', 'publish needs: card|result|course FILE.json...');
+      const { values, positionals } = parseArgs({
+        args,
+        allowPositionals: true,
+        options: { check: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+      });
+      const reports = await publishFiles(config, logger, kind satisfies PublishKind, positionals, {
+        check: values.check ?? false,
+        withRuntime: (f) => withRuntime(config, logger, f),
+      });
+      for (const r of reports) {
+        const { out, err } = formatPublishReport(r);
+        process.stderr.write(err);
+        process.stdout.write(values.json ? `${JSON.stringify(r)}\n` : out);
+      }
+      return reports.some((r) => r.rejected > 0) ? 1 : 0;
     }
     case 'status': {
       const { values } = parseArgs({

@@ -1,6 +1,6 @@
 /** keys and export through the running service's admin endpoint, or straight from the store when none runs. */
 import { createWriteStream } from 'node:fs';
-import { get as httpGet } from 'node:http';
+import { get as httpGet, request as httpRequest } from 'node:http';
 import { type Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { analyticsNdjson } from '../../api/admin.js';
@@ -35,6 +35,57 @@ export async function call(s: ServiceFile, method: string, path: string, body?: 
     throw new RacingError('internal', `service answered ${res.status}: ${detail}`);
   }
   return res;
+}
+
+/**
+ * A request to the admin endpoint that may take long (a publish or an import): node:http, which has no
+ * response timeout (fetch gives up after 300 s without headers). Resolves with the body of a 2xx
+ * answer; a problem answer becomes a RacingError with its code and detail.
+ */
+export function callAdmin(
+  s: ServiceFile,
+  method: string,
+  path: string,
+  body: Buffer | string,
+  contentType: string,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const payload = typeof body === 'string' ? Buffer.from(body) : body;
+    const req = httpRequest(
+      `${s.adminUrl}/admin/v1${path}`,
+      {
+        method,
+        headers: { 'x-admin-token': s.token, 'content-type': contentType, 'content-length': String(payload.length) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300) return resolve(text);
+          let detail = text;
+          let code = 'internal';
+          try {
+            const p = JSON.parse(text) as { detail?: string; code?: string };
+            detail = p.detail ?? text;
+            code = p.code ?? code;
+          } catch {
+            // not a problem document: the text itself
+          }
+          const known = code === 'not_found' || code === 'validation_failed';
+          reject(
+            new RacingError(
+              known ? (code as 'not_found' | 'validation_failed') : 'internal',
+              known ? detail : `service answered ${res.statusCode}: ${detail}`,
+            ),
+          );
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
 }
 
 export type Target = { service: ServiceFile } | { rt: Runtime };

@@ -3,7 +3,9 @@
  * the data dir remembers what was published (per course, race card and result, a fingerprint), so
  * importing the same file twice publishes nothing, and an interrupted import resumes where it stopped.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { ImportRequest } from '../../api/admin.js';
 import { RacingError } from '../../domain/errors.js';
 import {
   eventFingerprint,
@@ -16,6 +18,9 @@ import type { BatchOp } from '../../state/store-port.js';
 import { type PublishableEvent, publishEvents } from '../../streams/publisher.js';
 import { progress } from '../progress.js';
 import type { Runtime } from '../runtime.js';
+import type { ServiceConfig } from '../config.js';
+import { runningService } from '../service-file.js';
+import { callAdmin } from './admin-client.js';
 
 export interface ImportArgs {
   files: string[];
@@ -119,4 +124,31 @@ export async function importResults(rt: Runtime, args: ImportArgs): Promise<Impo
     changedResultsSkipped,
     seconds: (performance.now() - started) / 1000,
   };
+}
+
+/**
+ * `racing import results-csv`: through the running service's admin endpoint when one holds the data dir
+ * (the service reads the files, publishes and keeps the ledger in its store), else with the data dir
+ * opened here. The report file is written here in both cases.
+ */
+export async function importFiles(
+  config: ServiceConfig,
+  args: ImportArgs,
+  withRuntime: <T>(f: (rt: Runtime) => Promise<T>) => Promise<T>,
+): Promise<ImportFigures> {
+  if (args.files.length === 0) throw new RacingError('validation_failed', 'import results-csv needs at least one FILE');
+  const service = runningService(config.dataDir);
+  if (!service) return withRuntime((rt) => importResults(rt, args));
+  for (const f of args.files) if (!existsSync(f)) throw new RacingError('validation_failed', `no such file: ${f}`);
+  const request: ImportRequest = {
+    files: args.files.map((f) => resolve(f)),
+    ...(args.officialRating ? { officialRating: args.officialRating } : {}),
+    ...(args.fixMorningOffs !== undefined ? { fixMorningOffs: args.fixMorningOffs } : {}),
+    ...(args.extendedFlatRaces !== undefined ? { extendedFlatRaces: args.extendedFlatRaces } : {}),
+  };
+  process.stderr.write(`importing through the running service (pid ${service.pid}); its log shows the progress\n`);
+  const text = await callAdmin(service, 'POST', '/import/results-csv', JSON.stringify(request), 'application/json');
+  const figures = JSON.parse(text) as ImportFigures;
+  if (args.reportFile) writeFileSync(args.reportFile, `${JSON.stringify(figures.report, null, 2)}\n`);
+  return figures;
 }

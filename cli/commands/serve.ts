@@ -7,6 +7,7 @@ import type { AnalyticsProcessor } from '../../streams/processors/analytics-proc
 import { removeServiceFile, writeServiceFile } from '../service-file.js';
 import { type Runtime, replicateCredentials } from '../runtime.js';
 import { newBackground, operationsOf, startBackground } from './background.js';
+import { serviceInput } from './publish.js';
 
 /** How often key usage ("last used") noted in memory is written to the store (and replicated). */
 export const KEY_USAGE_FLUSH_MS = 30_000;
@@ -40,6 +41,7 @@ export async function serve(rt: Runtime, processor: AnalyticsProcessor, onStop: 
     accounts: rt.accounts,
     readModel: rt.view,
     logger: rt.logger.child({ component: 'admin' }),
+    input: serviceInput(rt),
   });
   const url = await startServer(app, { host: rt.config.api.host, port: rt.config.api.port });
   const adminUrl = await startServer(admin, { host: '127.0.0.1', port: 0 });
