@@ -44,11 +44,20 @@ export function newAttributes(
     foaled: number;
   },
 ): HorseAttributes {
+  const dam = h.sire === null ? null : a.dams.draw(h.sirePool, h.circuit, h.sire, h.foaled);
+  const owner = a.owners.draw(h.circuit);
+  const sex = newSex(a.rng, h.code, h.age);
+  const hg = newHeadgear(a.rng, h.warm, h.careerTarget);
+  // Written out (no spread): every horse gets the same object shape, with its fields in-object.
   return {
-    dam: h.sire === null ? null : a.dams.draw(h.sirePool, h.circuit, h.sire, h.foaled),
-    owner: a.owners.draw(h.circuit),
-    ...newSex(a.rng, h.code, h.age),
-    ...newHeadgear(a.rng, h.warm, h.careerTarget),
+    dam,
+    owner,
+    birthSex: sex.birthSex,
+    geldDay: sex.geldDay,
+    headgear: hg.headgear,
+    headgearWorn: hg.headgearWorn,
+    lastHeadgear: hg.lastHeadgear,
+    fitAt: hg.fitAt,
   };
 }
 
@@ -75,8 +84,8 @@ export const FEMALE = 0;
 export const MALE = 1;
 export const RIG = 2;
 
-/** Never gelded. */
-export const ENTIRE = Number.POSITIVE_INFINITY;
+/** Never gelded: a day beyond any date (a small integer, so the field keeps one representation). */
+export const ENTIRE = 1_000_000_000;
 
 export interface SexTraits {
   readonly birthSex: BirthSex;

@@ -266,6 +266,7 @@ export class Horses {
     const name = this.uniqueName(rng, foaled, bredSuffix(rng, CIRCUITS[circuit]!));
     const career = rng.chance(0.08) ? rng.int(1, 2) : Math.round(Math.exp(Math.log(16) + 0.8 * rng.normal()));
     const careerTarget = Math.max(1, Math.min(160, career));
+    const attrs = newAttributes(this.attrs, { code, age, warm, careerTarget, circuit, sirePool, sire, foaled });
     const h: Horse = {
       id: makeId('horse', `gen:horse:s${this.seed}:${foaled}:${name}`),
       name,
@@ -273,7 +274,14 @@ export class Horses {
       circuit,
       code,
       sire,
-      ...newAttributes(this.attrs, { code, age, warm, careerTarget, circuit, sirePool, sire, foaled }),
+      dam: attrs.dam,
+      owner: attrs.owner,
+      birthSex: attrs.birthSex,
+      geldDay: attrs.geldDay,
+      headgear: attrs.headgear,
+      headgearWorn: attrs.headgearWorn,
+      lastHeadgear: attrs.lastHeadgear,
+      fitAt: attrs.fitAt,
       trainerSlot: this.people.drawTrainerSlot(circuit, code),
       talent,
       form: 0,

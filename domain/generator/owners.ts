@@ -4,8 +4,10 @@
  * drawn by weight and keeps that owner until it is sold. A retiring owner's slot passes to a newcomer,
  * but the horses already bought stay with their owner. Dams: each broodmare has a target of 1-12
  * offspring in the horse population (foals that race); new horses draw their dam from the active mares
- * of their breeding pool, and a mare that reaches her target is replaced by a new one, whose sire (the
- * dam sire) comes from the sire population. Everything here draws from the attribute stream.
+ * of their breeding pool, and a mare that reaches her target leaves it (her slot takes a new mare the
+ * next time it is drawn), a new mare's sire (the dam sire) coming from the sire population. Slots are
+ * filled when first drawn, so a short run makes only the owners and mares it uses. Everything here
+ * draws from the attribute stream.
  */
 import { makeId } from '../ids.js';
 import { bredSuffix, horseName, ownerName } from './names.js';
@@ -24,20 +26,23 @@ const OWNER_SLOTS = [8000, 5000, 1200, 150, 500, 600, 300, 300];
 const OWNER_ZIPF = 0.6;
 
 export class Owners {
-  private readonly slots: Owner[][] = [];
+  /** Owners by slot; a slot is filled the first time it is drawn (most quiet slots buy rarely). */
+  private readonly slots: (Owner | undefined)[][] = [];
   private readonly tables: WeightedTable[] = [];
   private readonly names = new NameBook();
+  private readonly startYear: number;
 
   constructor(
     private readonly rng: Rng,
     private readonly seed: number,
     scale: number,
-    year: number,
+    private year: number,
   ) {
+    this.startYear = year;
     for (let c = 0; c < CIRCUITS.length; c++) {
       const n = Math.max(20, Math.round(OWNER_SLOTS[c]! * scale));
       this.tables.push(new WeightedTable(Array.from({ length: n }, (_, k) => (k + 1) ** -OWNER_ZIPF)));
-      this.slots.push(Array.from({ length: n }, (_, k) => this.newOwner(year, k / n, true)));
+      this.slots.push(new Array<Owner | undefined>(n).fill(undefined));
     }
   }
 
@@ -55,14 +60,18 @@ export class Owners {
 
   /** The buyer of a horse trained in a circuit. */
   draw(circuit: Circuit): Owner {
-    return this.slots[circuit]![this.tables[circuit]!.draw(this.rng)]!;
+    const slots = this.slots[circuit]!;
+    const k = this.tables[circuit]!.draw(this.rng);
+    // Owners met in the first year were in racing before it: they are part-way through their time.
+    return (slots[k] ??= this.newOwner(this.year, k / slots.length, this.year === this.startYear));
   }
 
-  /** Yearly turnover: a retiring owner's slot passes to a newcomer. */
+  /** Yearly turnover: a retiring owner's slot passes to a newcomer (made when the slot is next drawn). */
   newYear(year: number): void {
+    this.year = year;
     for (const slots of this.slots) {
       for (let k = 0; k < slots.length; k++)
-        if (slots[k]!.retireYear < year) slots[k] = this.newOwner(year, k / slots.length, false);
+        if (slots[k] !== undefined && slots[k]!.retireYear < year) slots[k] = undefined;
     }
   }
 }
@@ -84,7 +93,8 @@ const FOAL_WEIGHTS = [22, 18, 15, 12, 9, 7, 5, 4, 3, 2, 2, 1];
 const ACTIVE_MARES = [9000, 2500, 4500];
 
 export class Dams {
-  private readonly active: Dam[][] = [];
+  /** Active mares by slot; a slot is filled when it is first drawn, and emptied when its mare is done. */
+  private readonly active: (Dam | undefined)[][] = [];
   private readonly names = new NameBook();
 
   constructor(
@@ -94,11 +104,7 @@ export class Dams {
     scale: number,
   ) {
     for (const n of ACTIVE_MARES) {
-      const pool = this.active.length;
-      const size = Math.max(30, Math.round(n * scale));
-      const mares: Dam[] = [];
-      for (let i = 0; i < size; i++) mares.push(this.newDam(pool, 'GB', i));
-      this.active.push(mares);
+      this.active.push(new Array<Dam | undefined>(Math.max(30, Math.round(n * scale))).fill(undefined));
     }
   }
 
@@ -128,17 +134,19 @@ export class Dams {
   draw(pool: number, circuit: Circuit, sire: Sire | null, foaled: number): Dam {
     const mares = this.active[pool]!;
     const country = CIRCUITS[circuit]!;
-    let d = mares[Math.floor(this.rng.next() * mares.length)]!;
-    for (let i = 0; i < 4 && (d.sire === sire || d.years.includes(foaled)); i++)
-      d = mares[Math.floor(this.rng.next() * mares.length)]!;
+    const pick = (): Dam => {
+      const idx = Math.floor(this.rng.next() * mares.length);
+      return (mares[idx] ??= this.newDam(pool, country, idx, sire));
+    };
+    let d = pick();
+    for (let i = 0; i < 4 && (d.sire === sire || d.years.includes(foaled)); i++) d = pick();
     if (d.sire === sire || d.years.includes(foaled)) {
-      const idx = d.idx;
-      d = this.newDam(pool, country, idx, sire);
-      mares[idx] = d;
+      d = this.newDam(pool, country, d.idx, sire);
+      mares[d.idx] = d;
     }
     d.foals++;
     d.years.push(foaled);
-    if (d.foals >= d.target) mares[d.idx] = this.newDam(pool, country, d.idx);
+    if (d.foals >= d.target) mares[d.idx] = undefined;
     return d;
   }
 }
