@@ -5,7 +5,7 @@ import { addDays, parseDate, todayUtc } from '../../domain/time.js';
 import { RacingError } from '../../domain/errors.js';
 import { AnalyticsProcessor } from '../../streams/processors/analytics-processor.js';
 import { PartitionOwnership } from '../../streams/processors/ownership.js';
-import { runViewMaterializer } from '../../streams/processors/view-materializer.js';
+import { runViewMaterializer, viewTopics } from '../../streams/processors/view-materializer.js';
 import { instrumentLog } from '../../streams/metrics.js';
 import { publishEvents } from '../../streams/publisher.js';
 import { progress } from '../progress.js';
@@ -128,9 +128,14 @@ export async function openProcessor(rt: Runtime): Promise<AnalyticsProcessor> {
     ...(daily !== undefined ? { dailySnapshotsFrom: daily } : {}),
   });
   if (rt.groups.owners) {
+    // Until the instance has joined the shared group (after its first catch-up, see processAll), it
+    // keeps emitting the partitions it owned at its checkpoint (none when new); once a member, it owns
+    // the group's assignment. A partition gained is taken over from what is on the output topic, so
+    // only rows that differ are published (AnalyticsProcessor.useOwnership).
     rt.ownership ??= new PartitionOwnership(await rt.log.partitions(rt.topics.cards), rt.logger);
     processor.useOwnership(rt.ownership);
-    await rt.ownership.join(rt.log, rt.groups.owners, rt.topics.cards, rt.lifetime.signal);
+    if (rt.ownership.joinedOnce) rt.ownership.applyAssigned();
+    else rt.ownership.apply(processor.checkpointedPartitions);
   }
   return processor;
 }
@@ -171,6 +176,12 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
       checkpointIntervalMs: rt.config.checkpointIntervalMs,
       onBatch: (s) => bar.update(s.records, `${s.rowsEmitted} rows`),
     });
+    if (rt.ownership && rt.groups.owners && !rt.ownership.joinedOnce) {
+      // caught up: join the group, take over what it assigns, and publish what differs
+      await rt.ownership.join(rt.log, rt.groups.owners, rt.topics.cards, rt.lifetime.signal);
+      await processor.flushNow();
+      await processor.checkpointNow(); // what it owns and emitted, so a restart takes over nothing
+    }
   } finally {
     following.abort();
     await follower;
@@ -208,7 +219,7 @@ export async function rebuild(
     await rt.view.clear();
     for (const t of [rt.topics.analytics, rt.topics.courseSnapshots, rt.topics.deadLetter]) await rt.log.truncate(t);
     await rt.log.resetGroup(rt.groups.analytics, [rt.topics.cards, rt.topics.results, rt.topics.courses]);
-    await rt.log.resetGroup(rt.groups.view, [rt.topics.cards, rt.topics.results, rt.topics.analytics]);
+    await rt.log.resetGroup(rt.groups.view, viewTopics(rt.topics));
     await rt.store.put(MARKER, Buffer.from(new Date().toISOString()));
   } else {
     process.stderr.write('resuming an interrupted rebuild from its last checkpoint\n');

@@ -55,6 +55,8 @@ export class AnalyticsEngine {
     racesRecomputed: 0,
   };
   private readonly dirtyRaces = new Set<string>();
+  /** rows on the output topic of owned races not yet seen by this instance (adoptEmitted) */
+  private readonly onTopic = new Map<string, Record<string, string>>();
 
   private readonly residency: EngineResidency;
   private readonly linker: Linker;
@@ -80,6 +82,18 @@ export class AnalyticsEngine {
     await this.residency.prefetch(events);
   }
 
+  /** A race first seen after its partition was taken over starts from what is on the topic for it. */
+  private adopt(race: RaceState): RaceState {
+    if (this.onTopic.size === 0) return race;
+    const emitted = this.onTopic.get(race.raceId);
+    if (emitted) {
+      this.onTopic.delete(race.raceId);
+      race.emitted = { ...emitted };
+      this.state.touchRace(race);
+    }
+    return race;
+  }
+
   private advance(publishedAt: number): void {
     if (publishedAt > this.state.now) this.state.now = publishedAt;
   }
@@ -87,7 +101,7 @@ export class AnalyticsEngine {
   async applyCard(card: RaceCard): Promise<void> {
     this.counters.cards++;
     this.advance(card.publishedAt);
-    const race = this.state.peekRace(card.raceId) ?? (await this.state.race(card.raceId));
+    const race = this.adopt(this.state.peekRace(card.raceId) ?? (await this.state.race(card.raceId)));
     if (race.cards.some((c) => c.version === card.version && c.publishedAt === card.publishedAt)) {
       this.counters.duplicates++;
       return;
@@ -101,7 +115,7 @@ export class AnalyticsEngine {
   async applyResult(result: RaceResult): Promise<void> {
     this.counters.results++;
     this.advance(result.publishedAt);
-    const race = this.state.peekRace(result.raceId) ?? (await this.state.race(result.raceId));
+    const race = this.adopt(this.state.peekRace(result.raceId) ?? (await this.state.race(result.raceId)));
     // A later publication supersedes (a corrected result); an equal or older one is a duplicate.
     if (race.result && race.result.publishedAt >= result.publishedAt) {
       this.counters.duplicates++;
@@ -125,10 +139,15 @@ export class AnalyticsEngine {
    * `owns`, only the races this instance owns are recomputed and emitted (scale-out: every instance
    * keeps every entity aggregate, each assembles the rows of its own race partitions).
    */
-  async flush(owns?: (raceId: string) => boolean): Promise<RowOutput[]> {
+  async flush(owns?: (raceId: string) => boolean, limit = Number.POSITIVE_INFINITY): Promise<RowOutput[]> {
     const out: RowOutput[] = [];
-    const ids = [...this.dirtyRaces].filter((id) => !owns || owns(id)).sort();
+    let ids = [...this.dirtyRaces].filter((id) => !owns || owns(id)).sort();
     this.dirtyRaces.clear();
+    if (ids.length > limit) {
+      // the rest stays dirty for the next call (a takeover recomputes a partition's history in slices)
+      for (const id of ids.slice(limit)) this.dirtyRaces.add(id);
+      ids = ids.slice(0, limit);
+    }
     await this.state.prefetch({ races: ids, horses: [], indexes: [] });
     for (const raceId of ids) {
       await this.recompute(this.state.peekRace(raceId) ?? (await this.state.race(raceId)), out);
@@ -144,14 +163,16 @@ export class AnalyticsEngine {
     return this.snapshots.flush(owns);
   }
 
-  /** Marks every known race matching the predicate for recompute (e.g. partitions newly owned). */
-  async markDirty(predicate: (raceId: string) => boolean): Promise<void> {
-    for (const id of await this.state.allRaceIds()) if (predicate(id)) this.dirtyRaces.add(id);
+  /** Whether races are waiting for recompute (with `owns`, races this instance owns). */
+  hasDirty(owns?: (raceId: string) => boolean): boolean {
+    if (!owns) return this.dirtyRaces.size > 0;
+    for (const id of this.dirtyRaces) if (owns(id)) return true;
+    return false;
   }
 
   /**
    * Forgets what was emitted for races matching the predicate (partitions this instance no longer
-   * owns), so that owning them again re-emits their rows.
+   * owns): owning them again starts from what is on the topic then (adoptEmitted).
    */
   async forgetEmitted(predicate: (raceId: string) => boolean): Promise<void> {
     for (const id of await this.state.allRaceIds()) {
@@ -162,6 +183,39 @@ export class AnalyticsEngine {
         this.state.touchRace(race);
       }
     }
+  }
+
+  /** Marks every known race matching the predicate for recompute (e.g. partitions newly owned). */
+  async markDirty(predicate: (raceId: string) => boolean): Promise<void> {
+    for (const id of await this.state.allRaceIds()) if (predicate(id)) this.dirtyRaces.add(id);
+  }
+
+  /**
+   * Takes over the races matching the predicate (partitions newly owned): what is on the output topic
+   * for them (`onTopic`: raceId -> horseId -> fingerprint of the current row, read from the compacted
+   * topic) becomes what this instance has emitted, and they are recomputed, so only rows that differ
+   * from the topic are produced.
+   */
+  async adoptEmitted(
+    predicate: (raceId: string) => boolean,
+    onTopic: ReadonlyMap<string, Record<string, string>>,
+  ): Promise<void> {
+    // Races not on the topic keep what they have (nothing, since losing a partition forgets): only
+    // the races with rows on the topic are loaded here; every owned race is recomputed at the flush.
+    const known = new Set((await this.state.allRaceIds()).filter(predicate));
+    for (const [id, emitted] of onTopic) {
+      if (!known.has(id)) {
+        // not seen yet (still catching up): adopted when first seen
+        this.onTopic.set(id, emitted);
+        continue;
+      }
+      const race = await this.state.race(id);
+      if (!sameRecord(race.emitted, emitted)) {
+        race.emitted = { ...emitted };
+        this.state.touchRace(race);
+      }
+    }
+    for (const id of known) this.dirtyRaces.add(id);
   }
 
   /** Brings the entity aggregates in line with the race's current card and result. */
@@ -232,6 +286,11 @@ function sameRecord(a: Record<string, string>, b: Record<string, string>): boole
   if (ka.length !== Object.keys(b).length) return false;
   for (const k of ka) if (a[k] !== b[k]) return false;
   return true;
+}
+
+/** The fingerprint of a row as the engine keeps it for what it emitted (also of a row read back from the topic). */
+export function rowFingerprint(r: AnalyticsRow): string {
+  return fingerprint(rowText(r));
 }
 
 /** The row's values in schema order: what the fingerprint covers (every field). */

@@ -3,12 +3,14 @@
  * invalid input to the dead-letter topic. After each batch it writes, in one store batch, the changed
  * state and the input positions, so a crash resumes from the last checkpoint and replays the same rows.
  */
+import { defaultPartition } from '../../domain/murmur2.js';
 import { snapshotCalendar } from '../../domain/features/snapshot-calendar.js';
+import type { AnalyticsRow } from '../../domain/avro-types.generated.js';
 import type { Logger } from '../../domain/logger.js';
 import type { BatchOp, StorePort } from '../../state/store-port.js';
 import type { Codecs } from '../codecs.js';
 import type { LogPort, OutRecord, StartOffsets } from '../log-port.js';
-import { AnalyticsEngine } from './analytics-engine.js';
+import { AnalyticsEngine, rowFingerprint } from './analytics-engine.js';
 import { EngineState, STATE_FORMAT } from './engine-state.js';
 import { decodeInputs } from './input-decoder.js';
 import type { PartitionOwnership } from './ownership.js';
@@ -27,6 +29,9 @@ export interface ProcessorStats {
   batches: number;
 }
 
+/** Races recomputed per produce when a takeover or an idle flush has many. */
+const FLUSH_SLICE = 2_000;
+
 export class AnalyticsProcessor {
   readonly stats: ProcessorStats = {
     records: 0,
@@ -44,6 +49,8 @@ export class AnalyticsProcessor {
     private readonly positions: Map<string, number>,
     private readonly logger: Logger,
     private readonly group: string,
+    /** partitions of the output topic (rows go to their race's partition) */
+    private readonly analyticsPartitions: number,
   ) {}
 
   /** Loads the processor's checkpoint (state and input positions) from its store. */
@@ -91,6 +98,7 @@ export class AnalyticsProcessor {
       positions,
       logger,
       deps.group ?? ANALYTICS_GROUP,
+      await deps.log.partitions(deps.codecs.topics.analytics),
     );
     if (owned) processor.current = new Set(JSON.parse(owned.toString('utf8')) as number[]);
     return processor;
@@ -104,23 +112,33 @@ export class AnalyticsProcessor {
   private current = new Set<number>();
 
   /**
-   * Emit only the rows of races in partitions this instance owns; on a change of assignment, races of
-   * newly gained partitions are recomputed and re-emitted, and lost ones are forgotten. A restart that
-   * gets back the partitions it had at its last checkpoint recomputes nothing (so its cost follows the
-   * new input, not the history).
+   * Emit only the rows of races in partitions this instance owns. A race's rows are produced to the
+   * partition of its race id, so the rows of a race partition sit in that partition of the output topic:
+   * on gaining a partition the instance reads what is there (the compacted topic is the changelog of
+   * what was emitted), adopts it as emitted, and recomputes, so a rebalance publishes only rows that
+   * changed. A restart that gets back the partitions it had at its last checkpoint reads and recomputes
+   * nothing (its cost follows the new input, not the history).
    */
   useOwnership(ownership: PartitionOwnership): void {
     this.ownership = ownership;
-    ownership.onChange((gained, lost) => {
+    const onChange = (gained: Set<number>, lost: Set<number>) => {
       this.exclusive(async () => {
         const fresh = new Set([...gained].filter((p) => !this.current.has(p)));
         if (lost.size > 0) await this.engine.forgetEmitted((raceId) => lost.has(ownership.partitionOf(raceId)));
-        if (fresh.size > 0) await this.engine.markDirty((raceId) => fresh.has(ownership.partitionOf(raceId)));
+        if (fresh.size > 0) {
+          const onTopic = await this.rowsOnTopic(fresh);
+          await this.engine.adoptEmitted((raceId) => fresh.has(ownership.partitionOf(raceId)), onTopic);
+        }
         this.current = new Set(ownership.ownedPartitions);
       })
         .then(() => this.flushNow())
         .catch((err: unknown) => this.logger.warn({ err }, 'could not emit the rows of newly assigned partitions'));
-    });
+    };
+    ownership.onChange(onChange);
+    // what the ownership holds now, relative to this processor's checkpoint (a processor opened while
+    // the instance is a member: after a rebuild or a restart of the pipeline)
+    const owned = new Set(ownership.ownedPartitions);
+    if ([...owned].some((p) => !this.current.has(p))) onChange(owned, new Set());
   }
 
   get counters() {
@@ -187,20 +205,81 @@ export class AnalyticsProcessor {
     await this.exclusive(() => this.checkpoint());
   }
 
-  /** Recomputes what is dirty and produces the changed rows now (after an ownership change while idle). */
+  /** Writes a checkpoint now (after the batches and flushes queued before it). */
+  checkpointNow(): Promise<void> {
+    return this.exclusive(() => this.checkpoint());
+  }
+
+  /** The partitions this instance owned at its last checkpoint (it resumes owning them while it catches up). */
+  get checkpointedPartitions(): number[] {
+    return [...this.current].sort((a, b) => a - b);
+  }
+
+  /**
+   * Recomputes what is dirty and produces the changed rows now (after an ownership change while idle),
+   * in slices, so a takeover of a long history never holds all its rows at once.
+   */
   flushNow(): Promise<void> {
     return this.exclusive(async () => {
-      const { rows, snapshots } = await this.flushOutputs();
-      if (rows.length > 0) await this.log.produce(this.codecs.topics.analytics, rows);
-      if (snapshots.length > 0) await this.log.produce(this.codecs.topics.courseSnapshots, snapshots);
+      do {
+        const { rows, snapshots } = await this.flushOutputs(FLUSH_SLICE);
+        if (rows.length > 0) await this.log.produce(this.codecs.topics.analytics, rows);
+        if (snapshots.length > 0) await this.log.produce(this.codecs.topics.courseSnapshots, snapshots);
+      } while (this.engine.hasDirty(this.ownership?.owns));
     });
   }
 
-  private async flushOutputs(): Promise<{ rows: OutRecord[]; snapshots: OutRecord[] }> {
+  /**
+   * The current rows of these partitions of the output topic: raceId -> horseId -> fingerprint (what
+   * `emitted` holds). Reads those partitions from their start to their end; tombstones remove.
+   */
+  private async rowsOnTopic(partitions: ReadonlySet<number>): Promise<Map<string, Record<string, string>>> {
+    const topic = this.codecs.topics.analytics;
+    const starts = await this.log.startOffsets(topic);
+    const ends = await this.log.endOffsets(topic);
+    const out = new Map<string, Record<string, string>>();
+    if (![...partitions].some((p) => (ends[p] ?? 0) > (starts[p] ?? 0))) return out;
+    await this.log.consume(
+      {
+        group: `${this.group}.restore`,
+        topics: [topic],
+        untilCaughtUp: true,
+        // only the gained partitions, from their start; the others from their end (nothing to read)
+        startOffsets: async (tps) =>
+          new Map(
+            tps.map((tp) => [
+              `${tp.topic}:${tp.partition}`,
+              partitions.has(tp.partition) ? (starts[tp.partition] ?? 0) : (ends[tp.partition] ?? 0),
+            ]),
+          ),
+      },
+      async (batch) => {
+        for (const r of batch.records) {
+          if (!partitions.has(r.partition)) continue;
+          const colon = r.key.indexOf(':');
+          const raceId = r.key.slice(0, colon);
+          const horseId = r.key.slice(colon + 1);
+          let race = out.get(raceId);
+          if (!race) out.set(raceId, (race = {}));
+          if (r.value === null) delete race[horseId];
+          else race[horseId] = rowFingerprint(await this.codecs.serde.decode<AnalyticsRow>(topic, r.value));
+        }
+      },
+    );
+    return out;
+  }
+
+  private async flushOutputs(limit?: number): Promise<{ rows: OutRecord[]; snapshots: OutRecord[] }> {
     const rows: OutRecord[] = [];
     const owns = this.ownership?.owns;
-    for (const o of await this.engine.flush(owns)) {
-      rows.push({ key: o.key, value: o.row ? this.codecs.row.encode(o.row) : null, timestamp: o.timestamp });
+    for (const o of await this.engine.flush(owns, limit)) {
+      rows.push({
+        key: o.key,
+        value: o.row ? this.codecs.row.encode(o.row) : null,
+        timestamp: o.timestamp,
+        // a race's rows live in its race partition (see useOwnership)
+        partition: defaultPartition(o.key.slice(0, o.key.indexOf(':')), this.analyticsPartitions),
+      });
       if (o.row) this.stats.rowsEmitted++;
       else this.stats.tombstones++;
     }

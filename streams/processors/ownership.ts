@@ -11,6 +11,8 @@ import type { LogPort } from '../log-port.js';
 
 export class PartitionOwnership {
   private owned = new Set<number>();
+  /** the group's latest assignment (undefined before the first) */
+  private assigned: Set<number> | undefined;
   private listener: ((gained: Set<number>, lost: Set<number>) => void) | undefined;
   private joined: Promise<{ done: Promise<void> }> | undefined;
 
@@ -25,6 +27,11 @@ export class PartitionOwnership {
     return defaultPartition(raceId, this.partitions);
   }
 
+  /** Whether this instance has joined the group (once per instance, across processors). */
+  get joinedOnce(): boolean {
+    return this.joined !== undefined;
+  }
+
   get ownedPartitions(): number[] {
     return [...this.owned].sort((a, b) => a - b);
   }
@@ -34,8 +41,23 @@ export class PartitionOwnership {
     this.listener = listener;
   }
 
-  /** Sets the owned partitions (the embedded default owns them all). */
+  /** The group assigned these partitions: they become the owned ones. */
   assign(partitions: Iterable<number>): void {
+    this.assigned = new Set(partitions);
+    this.apply(this.assigned);
+  }
+
+  /** Owns the group's latest assignment again (a processor opened after the membership began, e.g. after a rebuild). */
+  applyAssigned(): void {
+    if (this.assigned) this.apply(this.assigned);
+  }
+
+  /**
+   * Sets the owned partitions and tells the processor what was gained and lost. Before joining, a
+   * restarted instance owns what it owned at its checkpoint, so it keeps emitting those while it
+   * catches up; the group's assignment then settles it.
+   */
+  apply(partitions: Iterable<number>): void {
     const next = new Set(partitions);
     const gained = new Set([...next].filter((p) => !this.owned.has(p)));
     const lost = new Set([...this.owned].filter((p) => !next.has(p)));

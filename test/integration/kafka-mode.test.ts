@@ -144,9 +144,11 @@ describe.skipIf(!brokers)('Kafka mode', () => {
         await a.keys.revoke(created.id);
         await replicateKeys(replica, { untilCaughtUp: true });
         expect(await replica.keys.verify(created.key)).toBeUndefined();
-        // the work was shared: each instance emitted rows for the race partitions it was assigned
-        expect(fa.processor.stats.rowsEmitted).toBeGreaterThan(0);
-        expect(fb.processor.stats.rowsEmitted).toBeGreaterThan(0);
+        // the work is shared: each instance owns some of the race partitions (the one that joined second
+        // took its partitions over from the topic, so it may have had nothing to publish)
+        expect(fa.processor.stats.rowsEmitted + fb.processor.stats.rowsEmitted).toBeGreaterThan(0);
+        expect(a.ownership!.ownedPartitions.length).toBeGreaterThan(0);
+        expect(b.ownership!.ownedPartitions.length).toBeGreaterThan(0);
       } finally {
         await replica.close();
       }
