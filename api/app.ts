@@ -21,6 +21,8 @@ import { metaRoutes } from './meta-routes.js';
 import { installOperations, type OperationsDeps } from './metrics-routes.js';
 import { buildOpenApi, collectRoutes } from './openapi.js';
 import { raceRoutes } from './race-routes.js';
+import type { ChangeFeed } from '../state/read-model/change-log.js';
+import { type StreamConfig, type StreamDeps, streamRoutes } from './stream-routes.js';
 import { RateLimiter } from './rate-limit.js';
 import type { ReadModel } from '../state/read-model-port.js';
 import { ResponseCache } from './response-cache.js';
@@ -45,6 +47,9 @@ export interface AppDeps {
   sessions?: SessionStore;
   /** /metrics, /api/v1/health/live and /api/v1/health/ready (api/metrics-routes.ts) when given. */
   operations?: OperationsDeps;
+  /** The read model's change feed: with it, GET /api/v1/stream/analytics (server-sent events) is served. */
+  changes?: ChangeFeed;
+  stream?: Partial<StreamConfig> & Pick<StreamDeps, 'onWritten'>;
 }
 
 /** Name of the session cookie over plain HTTP (over TLS it carries the __Host- prefix). */
@@ -108,6 +113,18 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       api.register(async (keyed) => {
         keyed.addHook('onRequest', apiKeyHook(deps.keys, limiter, credentials));
         await keyed.register(raceRoutes(deps.readModel, clock, cache));
+        if (deps.changes) {
+          const { onWritten, ...config } = deps.stream ?? {};
+          await keyed.register(
+            streamRoutes({
+              feed: deps.changes,
+              keys: deps.keys,
+              config,
+              ...(credentials ? { credentials } : {}),
+              ...(onWritten ? { onWritten } : {}),
+            }),
+          );
+        }
       });
     },
     { prefix: API_PREFIX },

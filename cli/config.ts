@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { type ApiConfig, apiConfigFromEnv } from '../api/config.js';
+import { type StreamConfig, streamConfigFromEnv } from '../api/stream-routes.js';
 import { RacingError } from '../domain/errors.js';
 
 const ServiceSchema = Type.Object({
@@ -37,7 +38,11 @@ const ServiceSchema = Type.Object({
   live: Type.Boolean(),
 });
 
-export type ServiceConfig = Readonly<Static<typeof ServiceSchema>> & { readonly api: ApiConfig };
+export type ServiceConfig = Readonly<Static<typeof ServiceSchema>> & {
+  readonly api: ApiConfig;
+  /** the change stream and its change log (RACING_STREAM_*, RACING_CHANGE_LOG_*; api/stream-routes.ts) */
+  readonly stream: StreamConfig;
+};
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -144,5 +149,9 @@ export function serviceConfigFromEnv(env: Env): ServiceConfig {
       );
     }
   }
-  return Object.freeze({ ...(candidate as Static<typeof ServiceSchema>), api: apiConfigFromEnv(env) });
+  return Object.freeze({
+    ...(candidate as Static<typeof ServiceSchema>),
+    api: apiConfigFromEnv(env),
+    stream: streamConfigFromEnv(env),
+  });
 }

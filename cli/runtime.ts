@@ -162,7 +162,9 @@ export async function openRuntime(config: ServiceConfig, logger: Logger): Promis
     topics,
     groups,
     processorStore: store.sub('processor/'),
-    view: new LevelReadModel(store.sub('view/'), (buf) => codecs.serde.decode<AnalyticsRow>(topics.analytics, buf)),
+    view: new LevelReadModel(store.sub('view/'), (buf) => codecs.serde.decode<AnalyticsRow>(topics.analytics, buf), {
+      retention: config.stream.retention,
+    }),
     keys: new KeyStore(
       store.sub('keys/'),
       config.mode === 'kafka'

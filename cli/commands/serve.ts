@@ -29,6 +29,8 @@ export async function serve(rt: Runtime, processor: AnalyticsProcessor, onStop: 
   const app = buildApp({
     operations: operationsOf(rt, background),
     readModel: rt.view,
+    changes: rt.view.changes,
+    stream: rt.config.stream,
     keys: rt.keys,
     accounts: rt.accounts,
     sessions: rt.sessions,

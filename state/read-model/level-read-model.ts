@@ -8,6 +8,7 @@ import type { ReadModel, RaceDay, RaceDetail, RaceRunner, RaceSummary } from '..
 import type { AnalyticsRow, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
 import { isoUtc } from '../../domain/time.js';
 import type { BatchOp, StorePort } from '../store-port.js';
+import { ChangeLog, type ChangeRetention, type RowChangeInput } from './change-log.js';
 
 interface StoredRace {
   card: RaceCard | null;
@@ -23,10 +24,16 @@ export class LevelReadModel implements ReadModel {
   /** Bumped after every write is applied: the API's response cache keys on it. */
   #revision = 0;
 
+  /** Every row change applied, in order, durable with the rows (state/read-model/change-log.ts). */
+  readonly changes: ChangeLog;
+
   constructor(
     private readonly store: StorePort,
     private readonly decodeRow: RowDecoder,
-  ) {}
+    options: { retention?: ChangeRetention; clock?: () => number } = {},
+  ) {
+    this.changes = new ChangeLog(store, decodeRow, options.retention, options.clock);
+  }
 
   // ---- writes (view materialiser) ----
 
@@ -34,7 +41,7 @@ export class LevelReadModel implements ReadModel {
    * Applies a batch of events atomically; later events of the same race win by rule (newer card,
    * newer result). Rows are stored as the topic's bytes and decoded when read.
    */
-  async apply(events: readonly ViewEvent[]): Promise<void> {
+  async apply(events: readonly (ViewEvent & { source?: RowChangeInput['source'] })[]): Promise<void> {
     const races = new Map<string, StoredRace>();
     const before = new Map<string, RaceCard | null>();
     const ids = [...new Set(events.flatMap((e) => (e.kind === 'row' ? [] : [e.value.raceId])))];
@@ -79,13 +86,37 @@ export class LevelReadModel implements ReadModel {
         ops.push({ type: 'put', key: `off!${padMs(r.card.offTime)}!${raceId}`, value: Buffer.alloc(0) });
       }
     }
-    if (ops.length > 0) await this.store.batch(ops);
-    this.#revision++;
+    const rows = events.flatMap((e): RowChangeInput[] => (e.kind === 'row' ? [e] : []));
+    const dates = rows.length > 0 ? await this.meetingDates(rows, races) : new Map<string, string | null>();
+    // The row changes go in the same batch as the rows; subscribers hear of them once they are readable.
+    await this.changes.record(rows, dates, async (changeOps) => {
+      if (changeOps.length > 0) ops.push(...changeOps);
+      if (ops.length > 0) await this.store.batch(ops);
+      this.#revision++;
+    });
+  }
+
+  /** Meeting date of each row's race: from the batch's own cards first, else as stored. */
+  private async meetingDates(
+    rows: readonly RowChangeInput[],
+    races: ReadonlyMap<string, StoredRace>,
+  ): Promise<Map<string, string | null>> {
+    const dates = new Map<string, string | null>();
+    const ids = [...new Set(rows.map((r) => r.key.slice(0, r.key.indexOf(':'))))];
+    const missing = ids.filter((id) => !races.has(id));
+    const stored = missing.length > 0 ? await this.store.getMany(missing.map((id) => `race!${id}`)) : [];
+    missing.forEach((id, i) => {
+      const buf = stored[i];
+      dates.set(id, buf ? ((JSON.parse(buf.toString()) as StoredRace).card?.meetingDate ?? null) : null);
+    });
+    for (const id of ids) if (races.has(id)) dates.set(id, races.get(id)!.card?.meetingDate ?? null);
+    return dates;
   }
 
   /** Drops everything (before a rebuild). */
   async clear(): Promise<void> {
     await this.store.clear();
+    await this.changes.reset();
     this.#revision++;
   }
 

@@ -8,6 +8,7 @@ import { isRacingError } from '../../domain/errors.js';
 import type { ViewEvent } from '../../domain/events.js';
 import type { Logger } from '../../domain/logger.js';
 import { validateCard, validateResult } from '../../domain/validate.js';
+import type { ChangeSource } from '../../state/read-model/change-log.js';
 import type { LevelReadModel } from '../../state/read-model/level-read-model.js';
 import type { LogPort } from '../log-port.js';
 import type { Codecs } from '../codecs.js';
@@ -33,11 +34,12 @@ export async function runViewMaterializer(deps: {
       ...(deps.signal ? { signal: deps.signal } : {}),
     },
     async (batch) => {
-      const events: ViewEvent[] = [];
+      const events: (ViewEvent & { source?: ChangeSource })[] = [];
       for (const r of batch.records) {
         try {
           if (r.topic === topics.analytics) {
-            events.push({ kind: 'row', key: r.key, value: r.value });
+            // Where the record sits: the read model's change log numbers each record once (resumable streams).
+            events.push({ kind: 'row', key: r.key, value: r.value, source: r });
           } else if (r.value) {
             if (r.topic === topics.cards) {
               const value = await serde.decode<RaceCard>(r.topic, r.value);
