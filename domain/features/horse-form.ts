@@ -136,7 +136,7 @@ export function writeHorseForm(out: HorseFormFeatures, s: HistoryScan, today: To
   out.lastPosition = last ? last.position : null;
   out.lastBeatenLengths = last ? lastBeatenLengths(last) : null;
   out.meanBeatenLengthsLast3 =
-    s.beatenLengthsNLast3 > 0 ? round2(s.beatenLengthsSumLast3 / s.beatenLengthsNLast3) : null;
+    s.beatenLengthsNLast3 > 0 ? round4(s.beatenLengthsSumLast3 / s.beatenLengthsNLast3) : null;
   out.lastPrb = last ? round4(prb(last.position, last.ran)) : null;
   out.meanPrbLast3 = n > 0 ? round4(s.prbSumLast3 / n3) : null;
   out.careerPrb = n > 0 ? round4(s.prbSum / n) : null;
@@ -158,7 +158,7 @@ export function writeHorseForm(out: HorseFormFeatures, s: HistoryScan, today: To
 function lastBeatenLengths(r: HorseRun): number | null {
   if (r.position === 1) return 0;
   if (r.position < 1 || r.beatenLengths === null) return null;
-  return round2(r.beatenLengths);
+  return round4(r.beatenLengths);
 }
 
 /** Fills family D from a scan; `confirmed` is horseFeatures' result for the same row. */

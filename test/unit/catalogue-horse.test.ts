@@ -183,7 +183,7 @@ describe('horse M (non-finishers, a dead heat, a run without SP, unknown going/c
       formScoreLast6: 0.3889, // 0+3+1+3+0+0 = 7; 7 / 6 / 3 = 0.388888
       lastPosition: 0, // pulled up
       lastBeatenLengths: null, // non-finisher
-      meanBeatenLengthsLast3: 1.13, // finishers among i0..i2: i1 0 (dead-heat winner), i2 2.25 -> 1.125 -> 1.13
+      meanBeatenLengthsLast3: 1.125, // finishers among i0..i2: i1 0 (dead-heat winner), i2 2.25 -> 1.125 (4 dp)
       lastPrb: 0, // non-finisher
       meanPrbLast3: 0.6061, // i0 0, i1 (8-1)/7 = 1, i2 (12-3)/11 = 0.8182; 1.8182 / 3 = 20/33
       careerPrb: 0.5499, // 0 + 1 + 9/11 + (5-1)/4 + (14-11)/13 + 0 + (6-2)/5 = 3.848951; / 7 = 0.54985
@@ -619,6 +619,6 @@ describe('edges', () => {
     const f = horseFormFeatures([run('a', 10, { position: 0, beatenLengths: 12 })], today());
     expect([f.lastBeatenLengths, f.meanBeatenLengthsLast3]).toEqual([null, null]);
     const g = horseFormFeatures([run('a', 10, { position: 4, beatenLengths: 3.333 })], today());
-    expect([g.lastBeatenLengths, g.meanBeatenLengthsLast3]).toEqual([3.33, 3.33]);
+    expect([g.lastBeatenLengths, g.meanBeatenLengthsLast3]).toEqual([3.333, 3.333]);
   });
 });
