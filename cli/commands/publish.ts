@@ -53,6 +53,9 @@ function typeOf(kind: PublishKind): avro.Type {
   return t;
 }
 
+/** A record type's name without its namespace (RaceCard, not racing.v1.RaceCard). */
+const recordName = (t: avro.Type): string => (t.name ?? 'record').split('.').pop()!;
+
 const describe = (v: unknown): string =>
   v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : JSON.stringify(v);
 
@@ -72,7 +75,7 @@ export function shapeErrors(type: avro.Type, value: unknown, path = ''): string[
   const name = type.typeName;
   if (type instanceof avro.types.RecordType) {
     if (value === null || typeof value !== 'object' || Array.isArray(value))
-      return [`${at}: expected an object (${type.name ?? 'record'}), got ${describe(value)}`];
+      return [`${at}: expected an object (${recordName(type)}), got ${describe(value)}`];
     const obj = value as Record<string, unknown>;
     const out: string[] = [];
     for (const f of type.fields) {
@@ -85,7 +88,7 @@ export function shapeErrors(type: avro.Type, value: unknown, path = ''): string[
     }
     const known = new Set(type.fields.map((f) => f.name));
     for (const k of Object.keys(obj))
-      if (!known.has(k)) out.push(`${path === '' ? '' : `${path}.`}${k}: not a field of ${type.name ?? 'the record'}`);
+      if (!known.has(k)) out.push(`${path === '' ? '' : `${path}.`}${k}: not a field of ${recordName(type)}`);
     return out;
   }
   if (type instanceof avro.types.ArrayType) {
