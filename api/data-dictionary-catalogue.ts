@@ -154,8 +154,8 @@ const A = group('A', 'race card', 'catalogue', {
 });
 
 const DRAW_RANK =
-  "the race's drawn runners (draw > 0) ordered by draw, this runner's rank r (1-based) of n " +
-  '(equal draws: see docs/features.md, readings of catalogue.md)';
+  "the race's drawn runners (draw > 0) ordered by (draw, horseId), this runner's rank r (1-based) of n (equal " +
+  "draws do not happen on a valid card; the horseId makes the rank independent of the card's order)";
 
 const B = group('B', 'race card', 'catalogue', {
   age: { unit: 'years', definition: "The horse's age on the card used.", missing: '0 = unknown' },
@@ -739,8 +739,8 @@ const N = group('N', 'horse', 'catalogue', {
   },
   meanImpliedProbabilityLast3: rate4(
     'probability in [0, 1]',
-    'The mean of 1/SP over the last 3 runs that have an SP (which runs: see docs/features.md, readings of ' +
-      'catalogue.md).',
+    'The mean of 1/SP over the newest 3 runs that have an SP (runs without one are skipped, as vpr skips runs ' +
+      'without a figure).',
     'null when no run has an SP',
   ),
   careerFavouriteRuns: {

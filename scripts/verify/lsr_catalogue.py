@@ -17,7 +17,7 @@ import decimal
 from fractions import Fraction as F
 
 from lsr_confirmed import draw_race_contrib
-from lsr_source import (DAY, PATTERN_CODE, RESULT_DELAY, SEX_CODE, month_start_ms, near_half, rate,
+from lsr_source import (DAY, PATTERN_CODE, RESULT_DELAY, SEX_CODE, make_id, month_start_ms, near_half, rate,
                         round_half_away, utc_date)
 
 D60 = decimal.Context(prec=60)
@@ -103,13 +103,13 @@ IMPORTER_MAPPED = {
 
 # Readings of catalogue.md where it leaves room (docs/features.md "Readings of catalogue.md"); --opt switches.
 CAT_OPTS = {
-    'card_draw_ties': 'low',       # equal draws on today's card: the lowest tied rank ('high', 'mean')  [TODO in docs]
-    'implied_last3': 'sp-runs',    # meanImpliedProbabilityLast3: newest 3 runs with an SP ('last3': those among the last 3 runs) [TODO]
+    'card_draw_ties': 'horse-id',  # today's drawn runners ordered by (draw, horseId): distinct ranks ('low', 'high', 'mean': ties share)
+    'implied_last3': 'sp-runs',    # meanImpliedProbabilityLast3: newest 3 runs with an SP ('last3': those among the last 3 runs)
     'prb_sole_nonfinisher': 0,     # PRB of a non-finisher that ran alone: 0 (non-finisher first) or 1
     'figures_last3': 'figures',    # best/meanFigureLast3: newest 3 runs with a figure ('runs': the figures among the last 3 runs)
     'shrunk_unknown_sire': 0,      # sireShrunkWinRate when the sire is unknown: 0 (family unknown value) or 0.1 (the prior)
     'rank_basis': 'published',     # ranks compare the published (rounded) values ('exact': unrounded)
-    'beaten_lengths_dp': 4,        # last/meanBeatenLengths rounded to 4 dp, catalogue.md's default ('2') [TODO in docs]
+    'beaten_lengths_dp': 4,        # last/meanBeatenLengths rounded to 4 dp, catalogue.md's default rule ('2')
 }
 
 
@@ -215,10 +215,13 @@ def ranks(values):
 
 
 def card_draw_ranks(race, ties: str):
-    """{run: (r, n)} among today's drawn runners ordered by draw."""
+    """{run: (r, n)} among today's drawn runners ordered by draw (equal draws: by horseId, or sharing a rank)."""
     draws = sorted(r.draw for r in race.runners if r.draw > 0)
     n = len(draws)
     out = {}
+    if ties == 'horse-id':
+        drawn = sorted((r.draw, make_id('horse', f'lsr:horse:{r.horse}'), id(r)) for r in race.runners if r.draw > 0)
+        return {key: (F(i + 1), n) for i, (_, _, key) in enumerate(drawn)}
     for r in race.runners:
         if r.draw > 0:
             lo = bisect.bisect_left(draws, r.draw) + 1

@@ -266,7 +266,7 @@ PROBES = [
     ('third_basis', 'rank-ceil'), ('third_basis', 'stall'),
     ('dead_heat', 'full'), ('snap_vis', 'off'), ('dbs_round', 'rates-first'), ('vpr_window', 'runs'),
     ('window', 'ukcal'), ('lastrun_dates', 'uk'), ('improving_exact', False),
-    ('card_draw_ties', 'high'), ('card_draw_ties', 'mean'), ('implied_last3', 'last3'), ('prb_sole_nonfinisher', 1),
+    ('card_draw_ties', 'low'), ('card_draw_ties', 'mean'), ('implied_last3', 'last3'), ('prb_sole_nonfinisher', 1),
     ('figures_last3', 'runs'), ('shrunk_unknown_sire', F(1, 10)), ('rank_basis', 'exact'), ('beaten_lengths_dp', 2),
 ]
 
