@@ -11,6 +11,7 @@ import type { KeyStore } from '../state/credentials/key-store.js';
 import type { ReadModel } from '../state/read-model-port.js';
 import { ADMIN_PREFIX, type AdminInputDeps, adminRoutes } from './admin.js';
 import { adminAccountRoutes } from './admin-accounts.js';
+import { type AdminCourseDeps, adminCourseRoutes } from './admin-courses.js';
 import { installProblemHandlers } from './errors.js';
 import { installMethodNotAllowed, RouteTable } from './routing-errors.js';
 
@@ -23,6 +24,8 @@ export interface AdminAppDeps {
   logger: Logger;
   /** `racing publish` and `racing import` while the service runs (absent: those routes are not served) */
   input?: AdminInputDeps;
+  /** With it, POST /admin/v1/courses/{courseId}/topology publishes course versions (api/admin-courses.ts). */
+  publishTopology?: AdminCourseDeps['publishTopology'];
 }
 
 export function buildAdminApp(deps: AdminAppDeps): FastifyInstance {
@@ -45,5 +48,9 @@ export function buildAdminApp(deps: AdminAppDeps): FastifyInstance {
     { prefix: ADMIN_PREFIX },
   );
   app.register(adminAccountRoutes({ token: deps.token, accounts: deps.accounts }), { prefix: ADMIN_PREFIX });
+  if (deps.publishTopology)
+    app.register(adminCourseRoutes({ token: deps.token, publishTopology: deps.publishTopology }), {
+      prefix: ADMIN_PREFIX,
+    });
   return app;
 }

@@ -13,6 +13,8 @@ import { limitKeylessRoutes } from './address-limit.js';
 import { apiKeyHook } from './auth.js';
 import { installCompression } from './compression.js';
 import { type ApiConfig, validateApiConfig } from './config.js';
+import { courseRoutes, openDataRoutes } from './course-routes.js';
+import { COURSE_SCHEMAS } from './course-schemas.js';
 import { DataDictionarySchema } from './data-dictionary.js';
 import { installProblemHandlers } from './errors.js';
 import { installEtags } from './etag.js';
@@ -92,7 +94,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const openApiDocument = () => {
     openApi ??= buildOpenApi(
       routes,
-      { ...NAMED_SCHEMAS, DataDictionary: DataDictionarySchema },
+      { ...NAMED_SCHEMAS, ...COURSE_SCHEMAS, DataDictionary: DataDictionarySchema },
       {
         title: 'Racing Analytics API',
         version: '1.0.0',
@@ -110,9 +112,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.register(
     async (api) => {
       api.register(metaRoutes({ readModel: deps.readModel, clock, openApi: openApiDocument, cache }));
+      api.register(openDataRoutes(deps.readModel, cache));
       api.register(async (keyed) => {
         keyed.addHook('onRequest', apiKeyHook(deps.keys, limiter, credentials));
         await keyed.register(raceRoutes(deps.readModel, clock, cache));
+        await keyed.register(courseRoutes(deps.readModel, clock, cache));
         if (deps.changes) {
           const { onWritten, ...config } = deps.stream ?? {};
           await keyed.register(

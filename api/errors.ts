@@ -132,6 +132,8 @@ function validationParams(error: FastifyError): ProblemParam[] {
     if (typeof missing === 'string') message = 'is required';
     else if (issue.keyword === 'format' && issue.params['format'] === 'date')
       message = 'must be a real calendar date in YYYY-MM-DD form';
+    else if (issue.keyword === 'enum' && Array.isArray(issue.params['allowedValues']))
+      message = `must be one of: ${(issue.params['allowedValues'] as unknown[]).join(', ')}`;
     else if (issue.keyword === 'additionalProperties')
       message = `has unknown property '${String(issue.params['additionalProperty'])}'`;
     return { in: where, name, message };

@@ -28,6 +28,7 @@ import type { LiveFeed } from '../streams/live-feed.js';
 import { serveRegistry } from './commands/registry.js';
 import { serve } from './commands/serve.js';
 import { fetchStatus, formatStatus, serviceUrl } from './commands/status.js';
+import { topologyCommand } from './commands/topology-build.js';
 import { openRuntime, type Runtime } from './runtime.js';
 import { runningService } from './service-file.js';
 
@@ -59,6 +60,10 @@ const USAGE = `usage: racing <command> [options]
                                  a bad value is reported (exit 1) and goes to the dead-letter topic;
                                  --check validates only
   export analytics [--out FILE]  every current row as NDJSON sorted by raceId then horseId
+  topology build --geometry FILE --dem FILE... [--course ID] [--measured-on D] [--winning-post LON,LAT]
+                 [--direction D] [--way ID]... [--dem-crs CRS] [--dem-product P] [--geometry-source S] [--json]
+                                 measure course topology (docs/topology.md); with --course publish a new
+                                 version of that course with the block, else print the blocks as JSON
   status [--url URL] [--json]    the running service's readiness, lag and tasks (HOST:PORT by default);
                                  exit 0 ready, 1 not ready, 3 no service answering
 
@@ -373,6 +378,8 @@ export async function main(argv: string[]): Promise<number> {
       await withTarget(config, logger, (t) => exportAnalytics(t, values.out));
       return 0;
     }
+    case 'topology':
+      return topologyCommand(rest, config, logger);
     default:
       process.stderr.write(`unknown command '${command}'\n${USAGE}\n`);
       return 2;

@@ -3,7 +3,7 @@
  * producer publishes (the same with its publish time), and what a read model applies (cards, results
  * and the analytics topic's rows as bytes).
  */
-import type { Course, RaceCard, RaceResult } from './avro-types.generated.js';
+import type { Course, CourseSnapshot, RaceCard, RaceResult } from './avro-types.generated.js';
 
 export type CardEvent = { kind: 'card'; value: RaceCard };
 export type ResultEvent = { kind: 'result'; value: RaceResult };
@@ -18,5 +18,14 @@ export type PublishableEvent = InputEvent & { publishedAt: number };
 /** A row of racing.analytics.v1 as its topic carries it: key raceId:horseId, Avro bytes or null (tombstone). */
 export type RowEvent = { kind: 'row'; key: string; value: Buffer | null };
 
-/** What the read model applies: races from the input topics, rows from the analytics topic. */
-export type ViewEvent = CardEvent | ResultEvent | RowEvent;
+/**
+ * A row of racing.course-snapshots.v1: key courseId:period:discipline:distanceBucket:surface, the decoded
+ * value or null (tombstone).
+ */
+export type SnapshotEvent = { kind: 'snapshot'; key: string; value: CourseSnapshot | null };
+
+/**
+ * What the read model applies: races and course versions from the input topics, rows from the analytics
+ * topic, course snapshots from theirs.
+ */
+export type ViewEvent = CardEvent | ResultEvent | CourseEvent | RowEvent | SnapshotEvent;

@@ -2,7 +2,7 @@
  * What the API reads. In both modes the service materialises the topics (cards, results, analytics)
  * into a read model behind this port; the API never touches the log or the processors.
  */
-import type { AnalyticsRow } from '../domain/avro-types.generated.js';
+import type { AnalyticsRow, Course, CourseSnapshot, SurfacePeriod } from '../domain/avro-types.generated.js';
 
 /** A race without its runners, as listed by /races and embedded in a race. */
 export interface RaceSummary {
@@ -77,6 +77,51 @@ export interface RaceDay {
   races: number;
 }
 
+// ---- courses and course snapshots (docs/courses.md "Endpoints") ----
+
+/** The course version in force on a date, and the surface periods in force on it. */
+export interface CourseInForce {
+  /**
+   * The version in force at the end of `asOf` (UTC): the latest published before the start of the next
+   * day; when every version was published later, the earliest version (the course as first published).
+   */
+  version: Course;
+  /**
+   * The periods of `version.surfaceHistory` in force on `asOf`: per surface (turf, aw), the latest entry
+   * whose `from` is on or before `asOf`, ordered by surface; [] when `asOf` is before every entry.
+   */
+  surfaceInForce: SurfacePeriod[];
+}
+
+/** Where a page of snapshots ends: the (periodEnd, topic key) of its last row. */
+export interface SnapshotPosition {
+  /** epoch ms of the row's periodEndUtc */
+  periodEnd: number;
+  /** the topic key `courseId:period:discipline:distanceBucket:surface` */
+  key: string;
+}
+
+export interface CourseSnapshotQuery {
+  /** epoch ms; rows whose periodEndUtc is at or after it */
+  fromPeriodEnd: number;
+  /** epoch ms; rows whose periodEndUtc is at or before it */
+  toPeriodEnd: number;
+  discipline?: string;
+  distanceBucket?: string;
+  surface?: string;
+  /** only rows strictly after this position (the last row of the previous page) */
+  after?: SnapshotPosition;
+  /** at most this many rows (>= 1) */
+  limit: number;
+}
+
+export interface CourseSnapshotPage {
+  /** ordered by periodEndUtc, then topic key */
+  snapshots: CourseSnapshot[];
+  /** true when more rows match after the last one returned */
+  hasMore: boolean;
+}
+
 export interface ReadModel {
   /** Days with racing in [from, to] (inclusive meeting dates), ascending. */
   raceDays(from: string, to: string): Promise<RaceDay[]>;
@@ -91,6 +136,15 @@ export interface ReadModel {
   allAnalytics(): AsyncIterable<AnalyticsRow>;
   /** The day served by /demo: the latest meeting date on or before `today` whose races all have results. */
   demoDate(today: string): Promise<string | undefined>;
+  /**
+   * The latest version (highest publishedAt) of every course, ordered by name then courseId. Versions
+   * published at the same instant: the one with the greater JSON text (the analytics engine's rule).
+   */
+  courses(): Promise<Course[]>;
+  /** The course in force on `asOf` (YYYY-MM-DD), see CourseInForce; undefined for an unknown course. */
+  course(courseId: string, asOf: string): Promise<CourseInForce | undefined>;
+  /** A course's current snapshot rows (tombstoned rows are gone), filtered and paged, see the query. */
+  courseSnapshots(courseId: string, query: CourseSnapshotQuery): Promise<CourseSnapshotPage>;
   /**
    * A number that changes whenever any answer above may change (after the change is readable). The API
    * caches serialised responses per revision; a model without one gets no response caching.

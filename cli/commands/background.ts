@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { OperationsDeps } from '../../api/metrics-routes.js';
 import { pipelineCounters } from '../../streams/metrics.js';
 import type { AnalyticsProcessor } from '../../streams/processors/analytics-processor.js';
-import { runViewMaterializer } from '../../streams/processors/view-materializer.js';
+import { runViewMaterializer, viewTopics } from '../../streams/processors/view-materializer.js';
 import { createReadiness } from '../../streams/readiness.js';
 import { type Runtime, replicateCredentials } from '../runtime.js';
 import { openProcessor } from './pipeline.js';
@@ -34,7 +34,7 @@ export function operationsOf(rt: Runtime, bg: Background): OperationsDeps {
       mode: rt.config.mode,
       consumers: [
         { name: 'processor', group: rt.groups.analytics, topics: [t.courses, t.cards, t.results] },
-        { name: 'view', group: rt.groups.view, topics: [t.cards, t.results, t.analytics] },
+        { name: 'view', group: rt.groups.view, topics: viewTopics(t) },
       ],
       bounds: { maxLagRecords: rt.config.readyMaxLag, maxStallMs: rt.config.readyMaxStallMs },
       lastBatchAt: () => bg.lastBatchAt,

@@ -4,6 +4,7 @@ import { buildAdminApp } from '../../api/admin-app.js';
 import { buildApp } from '../../api/app.js';
 import { startServer } from '../../api/server.js';
 import type { AnalyticsProcessor } from '../../streams/processors/analytics-processor.js';
+import { publishCourseTopology } from '../../streams/course-versions.js';
 import { removeServiceFile, writeServiceFile } from '../service-file.js';
 import { type Runtime, replicateCredentials } from '../runtime.js';
 import { newBackground, operationsOf, startBackground } from './background.js';
@@ -43,6 +44,7 @@ export async function serve(rt: Runtime, processor: AnalyticsProcessor, onStop: 
     accounts: rt.accounts,
     readModel: rt.view,
     logger: rt.logger.child({ component: 'admin' }),
+    publishTopology: (courseId, topology) => publishCourseTopology(rt, courseId, topology, Date.now()),
     input: serviceInput(rt),
   });
   const url = await startServer(app, { host: rt.config.api.host, port: rt.config.api.port });

@@ -1,11 +1,26 @@
 /**
  * The API's read model over a StorePort: races (latest card + result) with day and off-time indexes,
- * and the current analytics rows. Written by the view materialiser from the topics, read by the API.
+ * the current analytics rows, every course version and the current course snapshots. Written by the
+ * view materialiser from the topics, read by the API.
+ *
+ * Keys: `race!`, `day!`, `off!`, `row!` (races and rows); `cv!<courseId>!<publishedAt>` every course
+ * version (JSON), `cl!<courseId>` the latest version (JSON); `snap!<courseId>!<periodEnd>!<topic key>`
+ * a snapshot row (JSON) and `sk!<topic key>` -> its `snap!` key (so a tombstone finds the row).
  */
 import { compareCardVersions } from '../../domain/card-order.js';
 import type { ViewEvent } from '../../domain/events.js';
-import type { ReadModel, RaceDay, RaceDetail, RaceRunner, RaceSummary } from '../read-model-port.js';
-import type { AnalyticsRow, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
+import type {
+  CourseInForce,
+  CourseSnapshotPage,
+  CourseSnapshotQuery,
+  ReadModel,
+  RaceDay,
+  RaceDetail,
+  RaceRunner,
+  RaceSummary,
+} from '../read-model-port.js';
+import type { AnalyticsRow, Course, CourseSnapshot, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
+import { endOfDay, snapshotKeyOf, surfacePeriodsInForce } from '../../domain/course-profile.js';
 import { isoUtc } from '../../domain/time.js';
 import type { BatchOp, StorePort } from '../store-port.js';
 import { ChangeLog, type ChangeRetention, type RowChangeInput } from './change-log.js';
@@ -44,7 +59,7 @@ export class LevelReadModel implements ReadModel {
   async apply(events: readonly (ViewEvent & { source?: RowChangeInput['source'] })[]): Promise<void> {
     const races = new Map<string, StoredRace>();
     const before = new Map<string, RaceCard | null>();
-    const ids = [...new Set(events.flatMap((e) => (e.kind === 'row' ? [] : [e.value.raceId])))];
+    const ids = [...new Set(events.flatMap((e) => (e.kind === 'card' || e.kind === 'result' ? [e.value.raceId] : [])))];
     const stored = await this.store.getMany(ids.map((id) => `race!${id}`));
     ids.forEach((id, i) => {
       const buf = stored[i];
@@ -64,12 +79,13 @@ export class LevelReadModel implements ReadModel {
       } else if (e.kind === 'result') {
         const r = load(e.value.raceId);
         if (!r.result || e.value.publishedAt > r.result.publishedAt) r.result = e.value;
-      } else {
+      } else if (e.kind === 'row') {
         const [raceId, horseId] = e.key.split(':') as [string, string];
         const key = `row!${raceId}!${horseId}`;
         ops.push(e.value ? { type: 'put', key, value: e.value } : { type: 'del', key });
       }
     }
+    ops.push(...(await this.courseOps(events)), ...(await this.snapshotOps(events)));
     for (const [raceId, r] of races) {
       ops.push({ type: 'put', key: `race!${raceId}`, value: Buffer.from(JSON.stringify(r)) });
       const old = before.get(raceId);
@@ -87,22 +103,24 @@ export class LevelReadModel implements ReadModel {
       }
     }
     const rows = events.flatMap((e): RowChangeInput[] => (e.kind === 'row' ? [e] : []));
-    const dates = rows.length > 0 ? await this.meetingDates(rows, races) : new Map<string, string | null>();
     // The row changes go in the same batch as the rows; subscribers hear of them once they are readable.
-    await this.changes.record(rows, dates, async (changeOps) => {
-      if (changeOps.length > 0) ops.push(...changeOps);
-      if (ops.length > 0) await this.store.batch(ops);
-      this.#revision++;
-    });
+    await this.changes.record(
+      rows,
+      (ids) => this.meetingDates(ids, races),
+      async (changeOps) => {
+        if (changeOps.length > 0) ops.push(...changeOps);
+        if (ops.length > 0) await this.store.batch(ops);
+        this.#revision++;
+      },
+    );
   }
 
-  /** Meeting date of each row's race: from the batch's own cards first, else as stored. */
+  /** Meeting date of each race: from the batch's own cards first, else as stored. */
   private async meetingDates(
-    rows: readonly RowChangeInput[],
+    ids: readonly string[],
     races: ReadonlyMap<string, StoredRace>,
   ): Promise<Map<string, string | null>> {
     const dates = new Map<string, string | null>();
-    const ids = [...new Set(rows.map((r) => r.key.slice(0, r.key.indexOf(':'))))];
     const missing = ids.filter((id) => !races.has(id));
     const stored = missing.length > 0 ? await this.store.getMany(missing.map((id) => `race!${id}`)) : [];
     missing.forEach((id, i) => {
@@ -111,6 +129,61 @@ export class LevelReadModel implements ReadModel {
     });
     for (const id of ids) if (races.has(id)) dates.set(id, races.get(id)!.card?.meetingDate ?? null);
     return dates;
+  }
+
+  /**
+   * Course versions: one per (courseId, publishedAt); of two versions published at the same instant the
+   * one with the greater JSON text is kept (the engine's rule), so the result does not depend on arrival
+   * order. `cl!` follows the latest.
+   */
+  private async courseOps(events: readonly ViewEvent[]): Promise<BatchOp[]> {
+    const courses = events.flatMap((e) => (e.kind === 'course' ? [e.value] : []));
+    if (courses.length === 0) return [];
+    const texts = new Map<string, string | undefined>();
+    const load = async (key: string): Promise<string | undefined> => {
+      if (!texts.has(key)) texts.set(key, (await this.store.get(key))?.toString());
+      return texts.get(key);
+    };
+    for (const c of courses) {
+      const text = JSON.stringify(c);
+      const versionKey = `cv!${c.courseId}!${padMs(c.publishedAt)}`;
+      const same = await load(versionKey);
+      if (same === undefined || text > same) texts.set(versionKey, text);
+      const latestKey = `cl!${c.courseId}`;
+      const latest = await load(latestKey);
+      const l = latest === undefined ? undefined : (JSON.parse(latest) as Course);
+      if (!l || c.publishedAt > l.publishedAt || (c.publishedAt === l.publishedAt && text > latest!))
+        texts.set(latestKey, text);
+    }
+    return [...texts].flatMap(([key, text]): BatchOp[] =>
+      text === undefined ? [] : [{ type: 'put', key, value: Buffer.from(text) }],
+    );
+  }
+
+  /** Snapshot rows by topic key: a later row replaces (and moves) the earlier, a tombstone deletes it. */
+  private async snapshotOps(events: readonly ViewEvent[]): Promise<BatchOp[]> {
+    const snaps = events.flatMap((e) => (e.kind === 'snapshot' ? [e] : []));
+    if (snaps.length === 0) return [];
+    const keys = [...new Set(snaps.map((e) => e.key))];
+    const stored = await this.store.getMany(keys.map((k) => `sk!${k}`));
+    /** topic key -> its row's store key now (undefined: none) */
+    const where = new Map(keys.map((k, i) => [k, stored[i]?.toString()]));
+    /** store key -> value to write, or null to delete */
+    const writes = new Map<string, Buffer | null>();
+    for (const e of snaps) {
+      const old = where.get(e.key);
+      if (old !== undefined) writes.set(old, null);
+      if (e.value) {
+        const at = `snap!${e.value.courseId}!${padMs(Date.parse(e.value.periodEndUtc))}!${snapshotKeyOf(e.value)}`;
+        writes.set(at, Buffer.from(JSON.stringify(e.value)));
+        writes.set(`sk!${e.key}`, Buffer.from(at));
+        where.set(e.key, at);
+      } else {
+        writes.set(`sk!${e.key}`, null);
+        where.set(e.key, undefined);
+      }
+    }
+    return [...writes].map(([key, value]): BatchOp => (value ? { type: 'put', key, value } : { type: 'del', key }));
   }
 
   /** Drops everything (before a rebuild). */
@@ -188,6 +261,51 @@ export class LevelReadModel implements ReadModel {
       if (!buf || !(JSON.parse(buf.toString()) as StoredRace).result) allResulted = false;
     }
     return candidate !== undefined && allResulted ? candidate : undefined;
+  }
+
+  async courses(): Promise<Course[]> {
+    const out: Course[] = [];
+    for await (const [, v] of this.store.entries({ gte: 'cl!', lt: 'cl!~' }))
+      out.push(JSON.parse(v.toString()) as Course);
+    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.courseId < b.courseId ? -1 : 1));
+  }
+
+  async course(courseId: string, asOf: string): Promise<CourseInForce | undefined> {
+    const prefix = `cv!${courseId}!`;
+    let version: Course | undefined;
+    const before = { gte: prefix, lt: `${prefix}${padMs(endOfDay(asOf))}`, reverse: true, limit: 1 };
+    for await (const [, v] of this.store.entries(before)) version = JSON.parse(v.toString()) as Course;
+    if (!version) {
+      // Every version was published after asOf: the course as first published.
+      for await (const [, v] of this.store.entries({ gte: prefix, lt: `${prefix}~`, limit: 1 }))
+        version = JSON.parse(v.toString()) as Course;
+    }
+    if (!version) return undefined;
+    return { version, surfaceInForce: surfacePeriodsInForce(version.surfaceHistory, asOf) };
+  }
+
+  async courseSnapshots(courseId: string, q: CourseSnapshotQuery): Promise<CourseSnapshotPage> {
+    const prefix = `snap!${courseId}!`;
+    let gte = `${prefix}${padMs(q.fromPeriodEnd)}!`;
+    let skip: string | undefined;
+    if (q.after) {
+      const at = `${prefix}${padMs(q.after.periodEnd)}!${q.after.key}`;
+      if (at >= gte) {
+        gte = at;
+        skip = at;
+      }
+    }
+    const snapshots: CourseSnapshot[] = [];
+    for await (const [k, v] of this.store.entries({ gte, lt: `${prefix}${padMs(q.toPeriodEnd)}!~` })) {
+      if (k === skip) continue;
+      const s = JSON.parse(v.toString()) as CourseSnapshot;
+      if (q.discipline !== undefined && s.discipline !== q.discipline) continue;
+      if (q.distanceBucket !== undefined && s.distanceBucket !== q.distanceBucket) continue;
+      if (q.surface !== undefined && s.surface !== q.surface) continue;
+      if (snapshots.length === q.limit) return { snapshots, hasMore: true };
+      snapshots.push(s);
+    }
+    return { snapshots, hasMore: false };
   }
 
   private async summaries(ids: string[]): Promise<RaceSummary[]> {

@@ -1,17 +1,23 @@
 /**
- * Materialises the topics the API serves into its read model: cards and results (races) and the
- * compacted analytics topic (rows). Each API replica runs its own, so a replica started later catches up
- * from the topics alone.
+ * Materialises the topics the API serves into its read model: cards and results (races), course
+ * versions, and the compacted analytics (rows) and course-snapshot topics. Each API replica runs its
+ * own, so a replica started later catches up from the topics alone.
  */
-import type { RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
+import type { Course, CourseSnapshot, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
 import { isRacingError } from '../../domain/errors.js';
 import type { ViewEvent } from '../../domain/events.js';
 import type { Logger } from '../../domain/logger.js';
-import { validateCard, validateResult } from '../../domain/validate.js';
+import { validateCard, validateCourse, validateResult } from '../../domain/validate.js';
 import type { ChangeSource } from '../../state/read-model/change-log.js';
 import type { LevelReadModel } from '../../state/read-model/level-read-model.js';
 import type { LogPort } from '../log-port.js';
 import type { Codecs } from '../codecs.js';
+import type { TopicNames } from '../topics.js';
+
+/** The topics the view consumes (its consumer group's topics: rebuild resets them, readiness watches them). */
+export function viewTopics(topics: TopicNames): string[] {
+  return [topics.cards, topics.results, topics.analytics, topics.courses, topics.courseSnapshots];
+}
 
 export async function runViewMaterializer(deps: {
   log: LogPort;
@@ -28,7 +34,7 @@ export async function runViewMaterializer(deps: {
   await deps.log.consume(
     {
       group: deps.group,
-      topics: [topics.cards, topics.results, topics.analytics],
+      topics: viewTopics(topics),
       untilCaughtUp: deps.untilCaughtUp,
       maxBatchRecords: 20_000,
       ...(deps.signal ? { signal: deps.signal } : {}),
@@ -40,6 +46,14 @@ export async function runViewMaterializer(deps: {
           if (r.topic === topics.analytics) {
             // Where the record sits: the read model's change log numbers each record once (resumable streams).
             events.push({ kind: 'row', key: r.key, value: r.value, source: r });
+          } else if (r.topic === topics.courseSnapshots) {
+            const value = r.value ? await serde.decode<CourseSnapshot>(r.topic, r.value) : null;
+            events.push({ kind: 'snapshot', key: r.key, value });
+          } else if (r.topic === topics.courses) {
+            if (!r.value) continue;
+            const value = await serde.decode<Course>(r.topic, r.value);
+            if (validateCourse(value).length === 0) events.push({ kind: 'course', value });
+            else skipped++;
           } else if (r.value) {
             if (r.topic === topics.cards) {
               const value = await serde.decode<RaceCard>(r.topic, r.value);

@@ -1,7 +1,8 @@
 """Schemathesis hooks for the API fuzz test (loaded through SCHEMATHESIS_HOOKS).
 
-GET /api/v1/race-days takes two dates with a rule between them that OpenAPI cannot state for separate
-query parameters: `to` on or after `from`, at most 366 days apart (docs/api.md). A positive case whose
+GET /api/v1/race-days and GET /api/v1/courses/{courseId}/analytics take two dates with a rule between
+them that OpenAPI cannot state for separate query parameters: `to` on or after `from`, at most 366 days
+apart (docs/api.md, docs/courses.md). A positive case whose
 dates break that rule is not a valid request, so the service's 400 for it is right, not a failure.
 This hook turns such positive cases into valid ones (same `from`, `to` moved into the window);
 negative cases are left alone, so every check still sees every malformed request.
@@ -13,6 +14,8 @@ import schemathesis
 from schemathesis import GenerationMode
 
 RACE_DAYS = "/api/v1/race-days"
+COURSE_ANALYTICS = "/api/v1/courses/{courseId}/analytics"
+RANGE_PATHS = (RACE_DAYS, COURSE_ANALYTICS)
 MAX_SPAN_DAYS = 366
 
 
@@ -26,7 +29,7 @@ def _parse(value):
 @schemathesis.hook
 def map_case(context, case):
     meta = case.meta
-    if context.operation is None or context.operation.path != RACE_DAYS or meta is None:
+    if context.operation is None or context.operation.path not in RANGE_PATHS or meta is None:
         return case
     if meta.generation.mode != GenerationMode.POSITIVE or not isinstance(case.query, dict):
         return case

@@ -124,6 +124,10 @@ describe('GET /api/v1/openapi.json', () => {
         'get /api/v1/openapi.json',
         'get /api/v1/data-dictionary',
         'get /api/v1/health',
+        'get /api/v1/courses',
+        'get /api/v1/courses/{courseId}',
+        'get /api/v1/courses/{courseId}/analytics',
+        'get /api/v1/open-data/course-topology',
       ].sort(),
     );
     // A key or a signed-in session; admin routes live on their own listener and are not documented here.

@@ -8,7 +8,7 @@
  * against deliberately broken models and show that each break is caught.
  */
 import { describe, expect, it } from 'vitest';
-import type { AnalyticsRow, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
+import type { AnalyticsRow, Course, CourseSnapshot, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
 import type { RaceDetail, RaceRunner, RaceSummary, ReadModel } from '../../state/read-model-port.js';
 import {
   type CardSpec,
@@ -24,6 +24,7 @@ import {
   trainer,
 } from '../support/builders.js';
 import { makeRow } from '../support/fake-read-model.js';
+import { courseVersion, snapshotKey, snapshotRow, topologyBlock } from '../support/course-builders.js';
 
 /**
  * Topic values to publish. One load publishes its cards, then its results, then its rows, then its
@@ -34,6 +35,11 @@ export interface ReadModelInput {
   results: RaceResult[];
   rows: AnalyticsRow[];
   tombstones?: { raceId: string; horseId: string }[];
+  /** course versions (racing.courses.v1), published after the tombstones */
+  courses?: Course[];
+  /** course snapshot rows (racing.course-snapshots.v1), then their tombstones by topic key */
+  snapshots?: CourseSnapshot[];
+  snapshotTombstones?: string[];
 }
 
 /** One fresh, empty read model and the way to feed it; `close` releases whatever backs it. */
@@ -663,6 +669,7 @@ export const readModelContract: readonly ContractCase[] = [
       expect(await h.model.demoDate('2024-05-10')).toBe('2024-05-10');
     },
   },
+  ...courseCases(),
   {
     id: 'revision',
     name: 'revision (when offered): changes after every load, and the new answers are readable then',
@@ -681,10 +688,258 @@ export const readModelContract: readonly ContractCase[] = [
       await feed(h, { tombstones: [{ raceId: race('x'), horseId: horse('x-1') }] });
       seen.push(rev());
       expect(await h.model.analytics(race('x'))).toEqual([]);
+      await feed(h, { courses: [courseVersion({ c: 'C1', pub: '2024-01-01T00:00:00.000Z' })] });
+      seen.push(rev());
+      expect(await h.model.courses()).toHaveLength(1);
+      await feed(h, { snapshots: [snapshotRow({ c: 'C1', period: '2024-04' })] });
+      seen.push(rev());
+      await feed(h, { snapshotTombstones: [snapshotKey(snapshotRow({ c: 'C1', period: '2024-04' }))] });
+      seen.push(rev());
       expect(new Set(seen).size).toBe(seen.length);
     },
   },
 ];
+
+// ---- courses and course snapshots ----
+
+const ids = (cs: readonly Course[]) => cs.map((c) => [c.name, c.courseId, c.publishedAt]);
+const snapKeys = (page: { snapshots: CourseSnapshot[] }) => page.snapshots.map(snapshotKey);
+const ms = (iso: string) => Date.parse(iso);
+
+function courseCases(): ContractCase[] {
+  return [
+    {
+      id: 'courses-latest',
+      name: 'courses: the latest version of every course by publishedAt (not arrival), ordered by name then courseId',
+      async run(h) {
+        const york1 = courseVersion({ c: 'York', pub: '2020-01-01T00:00:00.000Z' });
+        const york2 = courseVersion({ c: 'York', pub: '2021-06-01T00:00:00.000Z', extra: { operator: 'independent' } });
+        // Two courses named alike (e.g. an Arabian card's id beside the main one): ordered by id.
+        const twinA = courseVersion({ c: 'Ascot', id: course('Ascot-twin'), pub: '2020-01-01T00:00:00.000Z' });
+        const ascot = courseVersion({ c: 'Ascot', pub: '2020-01-01T00:00:00.000Z' });
+        const bath = courseVersion({ c: 'Bath', pub: '2019-01-01T00:00:00.000Z' });
+        expect(await h.model.courses()).toEqual([]);
+        await feed(h, { courses: [york2, bath, twinA, york1, ascot] });
+        const [first, second] = [ascot, twinA].sort((a, b) => cmp(a.courseId, b.courseId));
+        expect(ids(await h.model.courses())).toEqual(ids([first!, second!, bath, york2]));
+        expect((await h.model.courses()).find((c) => c.name === 'York')).toEqual(york2);
+        // The older version again, later: York stays at version 2.
+        await feed(h, { courses: [york1] });
+        expect((await h.model.courses()).find((c) => c.name === 'York')).toEqual(york2);
+        // Published at the same instant: the greater JSON text, whichever arrives last.
+        const tieA = { ...york2, operator: 'a-operator' };
+        const tieZ = { ...york2, operator: 'z-operator' };
+        await feed(h, { courses: [tieZ, tieA] });
+        expect((await h.model.courses()).find((c) => c.name === 'York')).toEqual(tieZ);
+        await feed(h, { courses: [tieA] });
+        expect((await h.model.courses()).find((c) => c.name === 'York')).toEqual(tieZ);
+        // A renamed course moves in the order.
+        await feed(h, { courses: [{ ...bath, name: 'Zetland', publishedAt: ms('2022-01-01T00:00:00.000Z') }] });
+        expect((await h.model.courses()).map((c) => c.name)).toEqual(['Ascot', 'Ascot', 'York', 'Zetland']);
+      },
+    },
+    {
+      id: 'course-in-force',
+      name: 'course: the version published before the end of asOf (else the earliest), with the surface periods in force that day',
+      async run(h) {
+        // A Wolverhampton-like AW course: Polytrack, then Tapeta from 2014-08-11 (its version published 3 days ahead).
+        const poly = courseVersion({
+          c: 'Wolves',
+          pub: '2010-01-01T00:00:00.000Z',
+          history: [
+            ['1993-12-27', 'aw', 'Fibresand'],
+            ['2004-08-21', 'aw', 'Polytrack'],
+          ],
+        });
+        const tapeta = courseVersion({
+          c: 'Wolves',
+          pub: '2014-08-08T00:00:00.000Z',
+          history: [
+            ['1993-12-27', 'aw', 'Fibresand'],
+            ['2004-08-21', 'aw', 'Polytrack'],
+            ['2014-08-11', 'aw', 'Tapeta'],
+          ],
+          topology: topologyBlock('generated'),
+        });
+        // A version published in the afternoon of 2016-03-01 is in force on that date.
+        const afternoon = { ...tapeta, publishedAt: ms('2016-03-01T15:00:00.000Z'), operator: 'Arena Racing Company' };
+        await feed(h, { courses: [afternoon, tapeta, poly] });
+        const id = course('Wolves');
+        const at = async (asOf: string) => {
+          const r = await h.model.course(id, asOf);
+          return r && { pub: r.version.publishedAt, surfaces: r.surfaceInForce.map((p) => p.description) };
+        };
+        expect(await at('2012-05-01')).toEqual({ pub: poly.publishedAt, surfaces: ['Polytrack'] });
+        expect(await at('2014-08-07')).toEqual({ pub: poly.publishedAt, surfaces: ['Polytrack'] });
+        // Published 2014-08-08T00:00: in force that day; Tapeta itself only from the 11th.
+        expect(await at('2014-08-08')).toEqual({ pub: tapeta.publishedAt, surfaces: ['Polytrack'] });
+        expect(await at('2014-08-10')).toEqual({ pub: tapeta.publishedAt, surfaces: ['Polytrack'] });
+        expect(await at('2014-08-11')).toEqual({ pub: tapeta.publishedAt, surfaces: ['Tapeta'] });
+        expect(await at('2016-02-29')).toEqual({ pub: tapeta.publishedAt, surfaces: ['Tapeta'] });
+        expect(await at('2016-03-01')).toEqual({ pub: afternoon.publishedAt, surfaces: ['Tapeta'] });
+        expect(await at('2030-01-01')).toEqual({ pub: afternoon.publishedAt, surfaces: ['Tapeta'] });
+        // Before every version: the course as first published, its history reaching back.
+        expect(await at('1995-06-01')).toEqual({ pub: poly.publishedAt, surfaces: ['Fibresand'] });
+        expect(await at('1993-12-26')).toEqual({ pub: poly.publishedAt, surfaces: [] });
+        expect((await h.model.course(id, '2014-08-11'))!.version).toEqual(tapeta);
+        expect((await h.model.course(id, '2014-08-11'))!.surfaceInForce).toEqual([
+          { from: '2014-08-11', surface: 'aw', description: 'Tapeta' },
+        ]);
+        expect(await h.model.course(course('nowhere'), '2014-08-11')).toBeUndefined();
+
+        // Turf and AW side by side (a Meydan-like course): one period of each surface, by surface.
+        const both = courseVersion({
+          c: 'Desert',
+          pub: '2009-12-01T00:00:00.000Z',
+          history: [
+            ['2010-01-28', 'turf', 'turf'],
+            ['2010-01-28', 'aw', 'Tapeta'],
+            ['2014-11-01', 'aw', 'dirt'],
+          ],
+        });
+        await feed(h, { courses: [both] });
+        const desert = async (asOf: string) => (await h.model.course(course('Desert'), asOf))!.surfaceInForce;
+        expect(await desert('2012-01-01')).toEqual([
+          { from: '2010-01-28', surface: 'aw', description: 'Tapeta' },
+          { from: '2010-01-28', surface: 'turf', description: 'turf' },
+        ]);
+        expect((await desert('2015-01-01')).map((p) => p.description)).toEqual(['dirt', 'turf']);
+        expect(await desert('2010-01-27')).toEqual([]);
+      },
+    },
+    {
+      id: 'snapshots',
+      name: "courseSnapshots: one course's rows with fromPeriodEnd <= periodEnd <= toPeriodEnd, filtered, ordered by periodEnd then key",
+      async run(h) {
+        const rows = [
+          snapshotRow({ c: 'Ascot', period: '2024-05', s: 'turf', b: 'sprint' }),
+          snapshotRow({ c: 'Ascot', period: '2024-03', d: 'hurdle', b: 'staying' }),
+          snapshotRow({ c: 'Ascot', period: '2024-04', b: 'mile' }),
+          snapshotRow({ c: 'Ascot', period: '2024-04', b: 'middle' }),
+          snapshotRow({ c: 'Ascot', period: '2024-04', d: 'chase', b: 'staying' }),
+          snapshotRow({ c: 'Ascot', period: '2024-06-02', s: 'aw' }),
+          snapshotRow({ c: 'Ascot', period: '2024-06-01' }),
+          snapshotRow({ c: 'Other', period: '2024-04' }),
+        ];
+        await feed(h, { snapshots: rows });
+        const all = {
+          fromPeriodEnd: ms('2024-01-01T00:00:00.000Z'),
+          toPeriodEnd: ms('2025-01-01T00:00:00.000Z'),
+          limit: 100,
+        };
+        const c = course('Ascot');
+        const expected = rows
+          .filter((r) => r.courseId === c)
+          .sort((a, b) => cmp(a.periodEndUtc, b.periodEndUtc) || cmp(snapshotKey(a), snapshotKey(b)));
+        const page = await h.model.courseSnapshots(c, all);
+        expect(page).toEqual({ snapshots: expected, hasMore: false });
+        // Bounds are inclusive to the millisecond: April ends 2024-05-01T00:00Z.
+        const april = ms('2024-05-01T00:00:00.000Z');
+        expect(
+          snapKeys(await h.model.courseSnapshots(c, { ...all, fromPeriodEnd: april, toPeriodEnd: april })),
+        ).toEqual(expected.filter((r) => r.period === '2024-04').map(snapshotKey));
+        expect(
+          (
+            await h.model.courseSnapshots(c, {
+              ...all,
+              fromPeriodEnd: april + 1,
+              toPeriodEnd: ms('2024-06-02T00:00:00.000Z'),
+            })
+          ).snapshots.map((r) => r.period),
+        ).toEqual(['2024-05', '2024-06-01']);
+        expect(
+          (await h.model.courseSnapshots(c, { ...all, toPeriodEnd: april - 1 })).snapshots.map((r) => r.period),
+        ).toEqual(['2024-03']);
+        // Filters, alone and together.
+        const only = async (f: Partial<typeof all & { discipline: string; distanceBucket: string; surface: string }>) =>
+          snapKeys(await h.model.courseSnapshots(c, { ...all, ...f }));
+        expect(await only({ surface: 'aw' })).toEqual([snapshotKey(rows[5]!)]);
+        expect(await only({ discipline: 'chase' })).toEqual([snapshotKey(rows[4]!)]);
+        expect(await only({ distanceBucket: 'staying' })).toEqual([snapshotKey(rows[1]!), snapshotKey(rows[4]!)]);
+        expect(await only({ discipline: 'flat', distanceBucket: 'mile', surface: 'turf' })).toEqual(
+          [rows[2]!, rows[6]!].map(snapshotKey),
+        );
+        expect(await only({ discipline: 'nh-flat' })).toEqual([]);
+        expect(await h.model.courseSnapshots(course('nowhere'), all)).toEqual({ snapshots: [], hasMore: false });
+      },
+    },
+    {
+      id: 'snapshot-paging',
+      name: 'courseSnapshots: at most limit rows, hasMore when more match, and `after` resumes strictly after a position',
+      async run(h) {
+        const periods = ['2023-11', '2023-12', '2024-01', '2024-02'];
+        const rows = periods.flatMap((period) =>
+          ['sprint', 'mile', 'middle'].map((b) => snapshotRow({ c: 'Ascot', period, b })),
+        );
+        await feed(h, { snapshots: [...rows].reverse() });
+        const c = course('Ascot');
+        const q = { fromPeriodEnd: ms('2023-01-01T00:00:00.000Z'), toPeriodEnd: ms('2025-01-01T00:00:00.000Z') };
+        const expected = [...rows]
+          .sort((a, b) => cmp(a.periodEndUtc, b.periodEndUtc) || cmp(snapshotKey(a), snapshotKey(b)))
+          .map(snapshotKey);
+        const seen: string[] = [];
+        let after: { periodEnd: number; key: string } | undefined;
+        let pages = 0;
+        for (;;) {
+          const page = await h.model.courseSnapshots(c, { ...q, limit: 5, ...(after ? { after } : {}) });
+          pages++;
+          expect(page.snapshots.length).toBe(page.hasMore ? 5 : expected.length % 5);
+          seen.push(...snapKeys(page));
+          if (!page.hasMore) break;
+          const last = page.snapshots.at(-1)!;
+          after = { periodEnd: ms(last.periodEndUtc), key: snapshotKey(last) };
+        }
+        expect(pages).toBe(3);
+        expect(seen).toEqual(expected);
+        // Exactly limit rows left: no further page.
+        expect((await h.model.courseSnapshots(c, { ...q, limit: 12 })).hasMore).toBe(false);
+        expect((await h.model.courseSnapshots(c, { ...q, limit: 11 })).hasMore).toBe(true);
+        // A position between rows (no row there) and one before the range.
+        const mid = { periodEnd: ms('2024-01-01T00:00:00.000Z'), key: `${c}:2023-12:flat:~` };
+        expect(snapKeys(await h.model.courseSnapshots(c, { ...q, limit: 100, after: mid }))).toEqual(
+          expected.filter((k) => k.includes(':2024-')),
+        );
+        const early = { periodEnd: ms('2000-01-01T00:00:00.000Z'), key: `${c}:1999-12:flat:mile:turf` };
+        expect(snapKeys(await h.model.courseSnapshots(c, { ...q, limit: 100, after: early }))).toEqual(expected);
+      },
+    },
+    {
+      id: 'snapshot-replace',
+      name: 'courseSnapshots: a later row for a key replaces the earlier, a tombstone removes it, and it can come back',
+      async run(h) {
+        const a = snapshotRow({ c: 'Ascot', period: '2024-04', races: 10 });
+        const b = snapshotRow({ c: 'Ascot', period: '2024-04', b: 'sprint', races: 4 });
+        const q = {
+          fromPeriodEnd: ms('2024-01-01T00:00:00.000Z'),
+          toPeriodEnd: ms('2025-01-01T00:00:00.000Z'),
+          limit: 10,
+        };
+        const c = course('Ascot');
+        const races = async () =>
+          (await h.model.courseSnapshots(c, q)).snapshots.map((s) => [s.distanceBucket, s.races]);
+        await feed(h, { snapshots: [a, b, { ...a, races: 11 }] });
+        expect(await races()).toEqual([
+          ['mile', 11],
+          ['sprint', 4],
+        ]);
+        await feed(h, {
+          snapshots: [{ ...a, races: 12 }],
+          snapshotTombstones: [snapshotKey(b), `${c}:2024-09:flat:mile:aw`],
+        });
+        expect(await races()).toEqual([['mile', 12]]);
+        await feed(h, { snapshots: [{ ...b, races: 5 }] });
+        expect(await races()).toEqual([
+          ['mile', 12],
+          ['sprint', 5],
+        ]);
+        await feed(h, { snapshotTombstones: [snapshotKey(a)] });
+        expect(await races()).toEqual([['sprint', 5]]);
+        await feed(h, { snapshots: [], snapshotTombstones: [snapshotKey(b)] });
+        expect(await h.model.courseSnapshots(c, q)).toEqual({ snapshots: [], hasMore: false });
+      },
+    },
+  ];
+}
 
 /** Registers the ReadModel contract suite for one implementation. */
 export function describeReadModel(name: string, factory: ReadModelFactory): void {

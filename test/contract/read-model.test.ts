@@ -8,6 +8,8 @@ import { openLevelStore } from '../../state/adapters/level-store.js';
 import type { RaceDetail, ReadModel } from '../../state/read-model-port.js';
 import { LevelReadModel } from '../../state/read-model/level-read-model.js';
 import { FakeReadModel } from '../support/fake-read-model.js';
+import { snapshotKey } from '../support/course-builders.js';
+import { addDays } from '../../domain/time.js';
 import {
   describeReadModel,
   readModelContract,
@@ -26,6 +28,9 @@ function viewEvents(input: ReadModelInput): ViewEvent[] {
       value: Buffer.from(JSON.stringify(r)),
     })),
     ...(input.tombstones ?? []).map((t): ViewEvent => ({ kind: 'row', key: `${t.raceId}:${t.horseId}`, value: null })),
+    ...(input.courses ?? []).map((value): ViewEvent => ({ kind: 'course', value })),
+    ...(input.snapshots ?? []).map((value): ViewEvent => ({ kind: 'snapshot', key: snapshotKey(value), value })),
+    ...(input.snapshotTombstones ?? []).map((key): ViewEvent => ({ kind: 'snapshot', key, value: null })),
   ];
 }
 
@@ -73,6 +78,9 @@ function decorate(h: ReadModelHarness, patch: (inner: ReadModel) => Partial<Read
     analytics: (raceId) => inner.analytics(raceId),
     allAnalytics: () => inner.allAnalytics(),
     demoDate: (today) => inner.demoDate(today),
+    courses: () => inner.courses(),
+    course: (courseId, asOf) => inner.course(courseId, asOf),
+    courseSnapshots: (courseId, query) => inner.courseSnapshots(courseId, query),
     ...(inner.revision ? { revision: () => inner.revision!() } : {}),
     ...patch(inner),
   };
@@ -245,6 +253,129 @@ const mutants: Mutant[] = [
           }
           return undefined;
         },
+      })),
+  },
+  {
+    name: 'the first version of a course wins',
+    caughtBy: ['courses-latest', 'course-in-force'],
+    wrap: (h) => {
+      const seen = new Set<string>();
+      return rewrite(h, (i) => ({
+        ...i,
+        courses: (i.courses ?? []).filter((c) => (seen.has(c.courseId) ? false : (seen.add(c.courseId), true))),
+      }));
+    },
+  },
+  {
+    name: 'the last course version to arrive wins',
+    caughtBy: ['courses-latest', 'course-in-force'],
+    wrap: (h) => {
+      let stamp = Date.parse('2030-01-01T00:00:00.000Z');
+      return rewrite(h, (i) => ({ ...i, courses: (i.courses ?? []).map((c) => ({ ...c, publishedAt: stamp++ })) }));
+    },
+  },
+  {
+    name: 'courses are ordered by id, not name',
+    caughtBy: ['courses-latest'],
+    wrap: (h) =>
+      decorate(h, (inner) => ({
+        courses: async () => (await inner.courses()).sort((a, b) => (a.courseId < b.courseId ? -1 : 1)),
+      })),
+  },
+  {
+    name: 'course() takes the version in force at the start of asOf, not its end',
+    caughtBy: ['course-in-force'],
+    wrap: (h) =>
+      decorate(h, (inner) => ({
+        course: async (id, asOf) => {
+          const [early, today] = [await inner.course(id, addDays(asOf, -1)), await inner.course(id, asOf)];
+          return today && { ...today, version: early?.version ?? today.version };
+        },
+      })),
+  },
+  {
+    name: 'course() is the latest version whatever the date',
+    caughtBy: ['course-in-force'],
+    wrap: (h) =>
+      decorate(h, (inner) => ({
+        course: async (id, asOf) => {
+          const r = await inner.course(id, asOf);
+          return r && { ...r, version: (await inner.course(id, '9999-12-31'))!.version };
+        },
+      })),
+  },
+  {
+    name: 'only the latest surface period is in force (turf beside AW is lost)',
+    caughtBy: ['course-in-force'],
+    wrap: (h) =>
+      decorate(h, (inner) => ({
+        course: async (id, asOf) => {
+          const r = await inner.course(id, asOf);
+          return r && { ...r, surfaceInForce: r.surfaceInForce.slice(-1) };
+        },
+      })),
+  },
+  {
+    name: 'snapshot tombstones are ignored',
+    caughtBy: ['snapshot-replace'],
+    wrap: (h) => rewrite(h, (i) => ({ ...i, snapshotTombstones: [] })),
+  },
+  {
+    name: 'the first snapshot row of a key wins',
+    caughtBy: ['snapshot-replace'],
+    wrap: (h) => {
+      const seen = new Set<string>();
+      return rewrite(h, (i) => ({
+        ...i,
+        snapshots: (i.snapshots ?? []).filter((s) =>
+          seen.has(snapshotKey(s)) ? false : (seen.add(snapshotKey(s)), true),
+        ),
+      }));
+    },
+  },
+  {
+    name: 'snapshots in reverse order',
+    caughtBy: ['snapshots', 'snapshot-paging'],
+    wrap: (h) =>
+      decorate(h, (inner) => ({
+        courseSnapshots: async (id, q) => {
+          const page = await inner.courseSnapshots(id, q);
+          return { ...page, snapshots: page.snapshots.reverse() };
+        },
+      })),
+  },
+  {
+    name: 'snapshot filters are ignored',
+    caughtBy: ['snapshots'],
+    wrap: (h) =>
+      decorate(h, (inner) => ({
+        courseSnapshots: (id, { discipline: _d, distanceBucket: _b, surface: _s, ...q }) =>
+          inner.courseSnapshots(id, q),
+      })),
+  },
+  {
+    name: 'toPeriodEnd is exclusive',
+    caughtBy: ['snapshots'],
+    wrap: (h) =>
+      decorate(h, (inner) => ({
+        courseSnapshots: (id, q) => inner.courseSnapshots(id, { ...q, toPeriodEnd: q.toPeriodEnd - 1 }),
+      })),
+  },
+  {
+    name: 'a page resumes at its last row (repeating it)',
+    caughtBy: ['snapshot-paging'],
+    wrap: (h) =>
+      decorate(h, (inner) => ({
+        courseSnapshots: (id, q) =>
+          inner.courseSnapshots(id, q.after ? { ...q, after: { ...q.after, key: q.after.key.slice(0, -1) } } : q),
+      })),
+  },
+  {
+    name: 'hasMore is never set',
+    caughtBy: ['snapshot-paging'],
+    wrap: (h) =>
+      decorate(h, (inner) => ({
+        courseSnapshots: async (id, q) => ({ ...(await inner.courseSnapshots(id, q)), hasMore: false }),
       })),
   },
   {

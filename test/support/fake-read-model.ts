@@ -5,8 +5,24 @@
  * test/contract/read-model-contract.ts holds it and LevelReadModel to the same contract.
  */
 import { readFileSync } from 'node:fs';
-import type { RaceDay, RaceDetail, RaceRunner, RaceSummary, ReadModel } from '../../state/read-model-port.js';
-import type { AnalyticsRow, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
+import type {
+  CourseInForce,
+  CourseSnapshotPage,
+  CourseSnapshotQuery,
+  RaceDay,
+  RaceDetail,
+  RaceRunner,
+  RaceSummary,
+  ReadModel,
+} from '../../state/read-model-port.js';
+import type {
+  AnalyticsRow,
+  Course,
+  CourseSnapshot,
+  RaceCard,
+  RaceResult,
+  SurfacePeriod,
+} from '../../domain/avro-types.generated.js';
 
 /** Topic values for FakeReadModel.load, applied in this order: cards, results, rows, then tombstones. */
 export interface FakeEvents {
@@ -16,6 +32,12 @@ export interface FakeEvents {
   rows?: readonly AnalyticsRow[];
   /** deleted rows (the analytics topic's tombstones) */
   tombstones?: readonly { raceId: string; horseId: string }[];
+  /** course versions (racing.courses.v1), applied after the tombstones */
+  courses?: readonly Course[];
+  /** course snapshot rows (racing.course-snapshots.v1); a later row for the same key replaces the earlier */
+  snapshots?: readonly CourseSnapshot[];
+  /** deleted snapshot rows, by topic key courseId:period:discipline:distanceBucket:surface; applied last */
+  snapshotTombstones?: readonly string[];
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -33,6 +55,23 @@ function summaryOf(r: RaceDetail): RaceSummary {
  */
 const supersedes = (next: RaceCard, current: RaceCard): boolean =>
   next.publishedAt !== current.publishedAt ? next.publishedAt > current.publishedAt : next.version > current.version;
+
+/** Versions in force order: publishedAt, then JSON text (written out here, not imported, like supersedes). */
+const versionOrder = (a: Course, b: Course): number =>
+  a.publishedAt - b.publishedAt || cmp(JSON.stringify(a), JSON.stringify(b));
+
+const snapshotKey = (s: CourseSnapshot): string =>
+  [s.courseId, s.period, s.discipline, s.distanceBucket, s.surface].join(':');
+
+/** Per surface, the latest entry that started on or before asOf; ordered by surface. */
+function inForce(history: readonly SurfacePeriod[], asOf: string): SurfacePeriod[] {
+  const latest: Record<string, SurfacePeriod> = {};
+  for (const p of history)
+    if (p.from <= asOf && (!latest[p.surface] || p.from >= latest[p.surface]!.from)) latest[p.surface] = p;
+  return Object.keys(latest)
+    .sort(cmp)
+    .map((k) => ({ ...latest[k]! }));
+}
 
 /** A race as the API shows it: the latest card's facts, each runner joined with its line of the result. */
 function detailOf(c: RaceCard, result: RaceResult | undefined): RaceDetail {
@@ -96,6 +135,10 @@ export class FakeReadModel implements ReadModel {
   /** Latest card and result per race, kept by load() (a result may arrive before its card). */
   readonly #cards = new Map<string, RaceCard>();
   readonly #results = new Map<string, RaceResult>();
+  /** courseId -> every version, distinct, in versionOrder */
+  readonly #courses = new Map<string, Course[]>();
+  /** topic key -> current snapshot row */
+  readonly #snapshots = new Map<string, CourseSnapshot>();
 
   constructor(races: readonly RaceDetail[] = [], rows: readonly AnalyticsRow[] = []) {
     for (const r of races) this.addRace(r);
@@ -132,6 +175,22 @@ export class FakeReadModel implements ReadModel {
     }
     for (const row of events.rows ?? []) this.putRow(row);
     for (const t of events.tombstones ?? []) this.deleteRow(t.raceId, t.horseId);
+    for (const c of events.courses ?? []) this.addCourse(c);
+    for (const s of events.snapshots ?? []) this.#snapshots.set(snapshotKey(s), s);
+    for (const k of events.snapshotTombstones ?? []) this.#snapshots.delete(k);
+  }
+
+  /** Adds a course version; of two published at the same instant the greater JSON text stays in force. */
+  addCourse(c: Course): void {
+    const versions = (this.#courses.get(c.courseId) ?? []).filter(
+      (v) => v.publishedAt !== c.publishedAt || JSON.stringify(v) > JSON.stringify(c),
+    );
+    if (!versions.some((v) => v.publishedAt === c.publishedAt)) versions.push(c);
+    this.#courses.set(c.courseId, versions.sort(versionOrder));
+  }
+
+  addSnapshot(s: CourseSnapshot): void {
+    this.#snapshots.set(snapshotKey(s), s);
   }
 
   addRace(race: RaceDetail): void {
@@ -202,6 +261,38 @@ export class FakeReadModel implements ReadModel {
     for (const raceId of [...this.rows.keys()].sort(cmp)) {
       yield* [...this.rows.get(raceId)!].sort((a, b) => cmp(a.horseId, b.horseId));
     }
+  }
+
+  async courses(): Promise<Course[]> {
+    // Names inserted in any order; the port promises name then id.
+    return [...this.#courses.values()]
+      .map((vs) => vs[vs.length - 1]!)
+      .sort((a, b) => cmp(a.name, b.name) || cmp(a.courseId, b.courseId));
+  }
+
+  async course(courseId: string, asOf: string): Promise<CourseInForce | undefined> {
+    const versions = this.#courses.get(courseId);
+    if (!versions) return undefined;
+    const endOfAsOf = Date.parse(`${asOf}T00:00:00.000Z`) + 86_400_000;
+    const version = versions.filter((v) => v.publishedAt < endOfAsOf).at(-1) ?? versions[0]!;
+    return { version, surfaceInForce: inForce(version.surfaceHistory, asOf) };
+  }
+
+  async courseSnapshots(courseId: string, q: CourseSnapshotQuery): Promise<CourseSnapshotPage> {
+    const rows = [...this.#snapshots.entries()]
+      .map(([key, s]) => ({ key, end: Date.parse(s.periodEndUtc), s }))
+      .filter(
+        ({ key, end, s }) =>
+          s.courseId === courseId &&
+          end >= q.fromPeriodEnd &&
+          end <= q.toPeriodEnd &&
+          (q.discipline === undefined || s.discipline === q.discipline) &&
+          (q.distanceBucket === undefined || s.distanceBucket === q.distanceBucket) &&
+          (q.surface === undefined || s.surface === q.surface) &&
+          (!q.after || end > q.after.periodEnd || (end === q.after.periodEnd && key > q.after.key)),
+      )
+      .sort((a, b) => a.end - b.end || cmp(a.key, b.key));
+    return { snapshots: rows.slice(0, q.limit).map((r) => r.s), hasMore: rows.length > q.limit };
   }
 
   async demoDate(today: string): Promise<string | undefined> {
