@@ -192,15 +192,19 @@ export class LiveFeed {
   async run(signal: AbortSignal): Promise<void> {
     if (this.running) throw new RacingError('internal', 'the live feed is already running');
     this.running = true;
+    let first = true;
     try {
       while (!signal.aborted) {
         const { published } = await this.catchUp({ signal });
-        if (published > 0)
-          this.deps.logger.debug(
-            { published, watermark: new Date(this.state.watermark!).toISOString() },
-            'live feed published',
-          );
         if (signal.aborted || !this.next) return;
+        const at = {
+          published,
+          watermark: this.state.watermark === null ? null : new Date(this.state.watermark).toISOString(),
+          next: new Date(this.next.publishedAt).toISOString(),
+        };
+        if (first) this.deps.logger.info(at, 'live feed caught up; publishing each event at its time');
+        else if (published > 0) this.deps.logger.debug(at, 'live feed published');
+        first = false;
         await this.deps.clock.sleep(this.next.publishedAt - this.deps.clock.now(), signal);
       }
     } finally {

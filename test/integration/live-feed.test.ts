@@ -291,3 +291,34 @@ function failingPut(store: StorePort): StorePort {
     },
   });
 }
+
+describe('RACING_LIVE and which data dirs have a feed', () => {
+  it('is on by default in embedded mode, off in Kafka mode, and rejects other values by name', () => {
+    const env = {
+      RACING_DATA_DIR: '/tmp/x',
+      KAFKA_BROKERS: '127.0.0.1:9092',
+      SCHEMA_REGISTRY_URL: 'http://127.0.0.1:1',
+    };
+    expect(serviceConfigFromEnv(env).live).toBe(true);
+    expect(serviceConfigFromEnv({ ...env, RACING_LIVE: '0' }).live).toBe(false);
+    expect(serviceConfigFromEnv({ ...env, RACING_MODE: 'kafka' }).live).toBe(false);
+    expect(serviceConfigFromEnv({ ...env, RACING_MODE: 'kafka', RACING_LIVE: '1' }).live).toBe(true);
+    expect(() => serviceConfigFromEnv({ ...env, RACING_LIVE: 'maybe' })).toThrow(/RACING_LIVE \(1 or 0\)/);
+  });
+
+  it('runs no feed when turned off, nor on a data dir whose input racing start did not generate', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'racing-live-off-'));
+    dirs.push(dataDir);
+    for (const live of ['0', '1']) {
+      const rt = await openRuntime(
+        serviceConfigFromEnv({ RACING_DATA_DIR: dataDir, LOG_LEVEL: 'silent', RACING_LIVE: live }),
+        silentLogger(),
+      );
+      try {
+        expect(await startLiveFeed(rt, { clock: new ManualClock(T0) })).toBeUndefined();
+      } finally {
+        await rt.close();
+      }
+    }
+  });
+});
