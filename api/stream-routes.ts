@@ -442,7 +442,7 @@ export function streamRoutes(deps: StreamDeps) {
           if (!last) throw invalidParam('query', 'lastEventId', 'must be an event id this stream sent (<epoch>-<seq>)');
         }
         const filter: Filter = { ...(raceId !== undefined ? { raceId } : {}), ...(date !== undefined ? { date } : {}) };
-        const pos = await deps.feed.position();
+        const pos = await deps.feed.retain();
         const start = startOf(pos, last);
         const stillAllowed = allowedCheck(request, deps);
 

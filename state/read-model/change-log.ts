@@ -16,6 +16,11 @@
  * another replica's view in Kafka mode (each replica numbers its own changes), is recognised as foreign
  * instead of being taken for a position in this log.
  *
+ * Kept from the first reader on. A stream client only ever holds ids at or after the head it first
+ * connected at, so the changes before the first stream connection of an epoch can never be asked for:
+ * until then (a rebuild, the first catch-up of a history) only the numbering advances and nothing else is
+ * written. The first reader (`retain`) fixes, durably, the position from which changes are kept.
+ *
  * Retention. The latest `maxChanges` changes are kept (pruned in steps of a tenth, so up to 10% more
  * between prunes), and none older than `maxAgeDays` (checked at most once a minute, as changes are
  * applied). A position older than what is kept cannot be resumed from; the stream says so (a `reset`
@@ -25,6 +30,7 @@
  *   chg!c!<seq, 15 digits>     a change: header JSON and the row's Avro bytes as the topic carries them
  *   chg!e                      epoch
  *   chg!h                      last sequence number assigned
+ *   chg!k                      changes after this sequence number are kept (absent: no reader yet)
  *   chg!p!<topic>!<partition>  next offset of that partition not yet recorded
  */
 import { randomBytes } from 'node:crypto';
@@ -73,6 +79,11 @@ export interface ChangePosition {
 /** The port the API reads changes through. */
 export interface ChangeFeed {
   position(): Promise<ChangePosition>;
+  /**
+   * The position, once changes are kept from it on (the first call of an epoch fixes that point, durably;
+   * before it nothing is kept because nobody can ask for it). A reader calls this before it hands out ids.
+   */
+  retain(): Promise<ChangePosition>;
   /** Up to `limit` changes with seq > afterSeq, ascending (fewer when the log ends). */
   read(afterSeq: number, limit: number): Promise<Change[]>;
   /**
@@ -114,7 +125,12 @@ const CHANGE_PREFIX = `${PREFIX}c!`;
 const CHANGE_END = `${PREFIX}c"`;
 const EPOCH_KEY = `${PREFIX}e`;
 const HEAD_KEY = `${PREFIX}h`;
+const KEEP_KEY = `${PREFIX}k`;
 const POSITION_PREFIX = `${PREFIX}p!`;
+const raceOf = (key: string) => {
+  const colon = key.indexOf(':');
+  return colon < 0 ? key : key.slice(0, colon);
+};
 const changeKey = (seq: number) => CHANGE_PREFIX + String(seq).padStart(15, '0');
 const positionKey = (topic: string, partition: number) => `${POSITION_PREFIX}${topic}!${partition}`;
 const AGE_CHECK_MS = 60_000;
@@ -162,6 +178,8 @@ interface State {
   epoch: string;
   head: number;
   oldest: number;
+  /** changes after this seq are kept; undefined until the first reader */
+  keepFrom: number | undefined;
   /** next offset not yet recorded, by positionKey */
   positions: Map<string, number>;
 }
@@ -188,6 +206,18 @@ export class ChangeLog implements ChangeFeed {
     return { epoch: s.epoch, oldest: s.oldest, head: s.head };
   }
 
+  retain(): Promise<ChangePosition> {
+    return this.#exclusive(async () => {
+      const s = await this.state();
+      if (s.keepFrom === undefined) {
+        await this.store.put(KEEP_KEY, Buffer.from(String(s.head)));
+        s.keepFrom = s.head;
+        s.oldest = s.head + 1;
+      }
+      return { epoch: s.epoch, oldest: s.oldest, head: s.head };
+    });
+  }
+
   async read(afterSeq: number, limit: number): Promise<Change[]> {
     const out: Change[] = [];
     if (limit <= 0) return out;
@@ -210,12 +240,18 @@ export class ChangeLog implements ChangeFeed {
    */
   record(
     rows: readonly RowChangeInput[],
-    meetingDates: ReadonlyMap<string, string | null>,
+    meetingDates: (raceIds: readonly string[]) => Promise<ReadonlyMap<string, string | null>>,
     commit: (ops: BatchOp[]) => Promise<void>,
   ): Promise<void> {
     return this.#exclusive(async () => {
       const s = await this.state();
       const now = this.clock();
+      const keep = s.keepFrom !== undefined;
+      // Dates only matter to what is kept or heard (stream filters).
+      const dates =
+        rows.length > 0 && (keep || this.#listeners.size > 0)
+          ? await meetingDates([...new Set(rows.map((r) => raceOf(r.key)))])
+          : new Map<string, string | null>();
       const ops: BatchOp[] = [];
       const changes: Change[] = [];
       const positions = new Map<string, number>();
@@ -227,20 +263,19 @@ export class ChangeLog implements ChangeFeed {
           if (r.source.offset < next) continue;
           positions.set(pk, r.source.offset + 1);
         }
-        const colon = r.key.indexOf(':');
-        const raceId = colon < 0 ? r.key : r.key.slice(0, colon);
+        const raceId = raceOf(r.key);
         const change: Change = {
           seq: ++seq,
           raceId,
-          horseId: colon < 0 ? '' : r.key.slice(colon + 1),
-          meetingDate: meetingDates.get(raceId) ?? null,
+          horseId: r.key.slice(raceId.length + 1),
+          meetingDate: dates.get(raceId) ?? null,
           partition: r.source?.partition ?? null,
           offset: r.source?.offset ?? null,
           value: r.value,
           appliedAt: now,
         };
         changes.push(change);
-        ops.push({ type: 'put', key: changeKey(change.seq), value: encodeChange(change) });
+        if (keep) ops.push({ type: 'put', key: changeKey(change.seq), value: encodeChange(change) });
       }
       if (changes.length > 0) ops.push({ type: 'put', key: HEAD_KEY, value: Buffer.from(String(seq)) });
       for (const [k, v] of positions) ops.push({ type: 'put', key: k, value: Buffer.from(String(v)) });
@@ -256,7 +291,8 @@ export class ChangeLog implements ChangeFeed {
           }
         }
       }
-      await this.#prune(s, now);
+      if (keep) await this.#prune(s, now);
+      else s.oldest = seq + 1;
     });
   }
 
@@ -283,6 +319,8 @@ export class ChangeLog implements ChangeFeed {
       await this.store.put(EPOCH_KEY, Buffer.from(epoch, 'utf8'));
     }
     const head = Number((await this.store.get(HEAD_KEY))?.toString('utf8') ?? '0');
+    const kept = (await this.store.get(KEEP_KEY))?.toString('utf8');
+    const keepFrom = kept === undefined ? undefined : Number(kept);
     let oldest = head + 1;
     for await (const [k] of this.store.entries({ gte: CHANGE_PREFIX, lt: CHANGE_END, limit: 1 })) {
       oldest = Number(k.slice(CHANGE_PREFIX.length));
@@ -291,7 +329,7 @@ export class ChangeLog implements ChangeFeed {
     for await (const [k, v] of this.store.entries({ gte: POSITION_PREFIX, lt: `${PREFIX}p"` })) {
       positions.set(k, Number(v.toString('utf8')));
     }
-    return { epoch, head, oldest, positions };
+    return { epoch, head, oldest, keepFrom, positions };
   }
 
   async #prune(s: State, now: number): Promise<void> {

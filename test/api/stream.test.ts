@@ -49,6 +49,8 @@ afterEach(async () => {
 async function serve(stream: Partial<StreamConfig> = {}, retention?: ChangeRetention): Promise<Served> {
   const store = memoryStore();
   const model = new LevelReadModel(store.sub('view/'), decode, retention ? { retention } : {});
+  // as in a service that has had stream clients: the change log keeps what is applied from now on
+  await model.changes.retain();
   const keys = new KeyStore(store.sub('keys/'));
   const { key } = await keys.create('stream test');
   const app = buildApp({

@@ -39,13 +39,20 @@ const cardEvent = (r: string, off: string): Applied => ({
   value: card({ r, off, runners: [{ h: 'A' }, { h: 'B' }] }),
 });
 
+/** A read model whose change log has had a reader (so it keeps changes), as once a stream was opened. */
+async function readModel(store: StorePort = memoryStore(), options = {}): Promise<LevelReadModel> {
+  const model = new LevelReadModel(store, decode, options);
+  await model.changes.retain();
+  return model;
+}
+
 async function all(model: LevelReadModel): Promise<Change[]> {
   return model.changes.read(0, 1_000_000);
 }
 
 describe('change log', () => {
   it('numbers every row change in apply order, from 1 without gaps, with its race date and source', async () => {
-    const model = new LevelReadModel(memoryStore(), decode);
+    const model = await readModel();
     await model.apply([cardEvent('R1', '2024-05-10T14:00:00.000Z')]);
     await model.apply([rowEvent('R1', 'A', 0, 0), rowEvent('R2', 'A', 0, 1), cardEvent('R2', '2024-05-11T13:00:00Z')]);
     await model.apply([rowEvent('R1', 'B', 1, 0), rowEvent('R1', 'A', 2, 0, true), rowEvent('R9', 'A', 1, 1)]);
@@ -69,8 +76,21 @@ describe('change log', () => {
     expect(await model.changes.read(1, 2)).toEqual(changes.slice(1, 3));
   });
 
-  it('records nothing twice when a batch is applied again (a replay after a crash before the commit)', async () => {
+  it('keeps nothing before its first reader (a rebuild writes only the numbering), everything after it', async () => {
     const model = new LevelReadModel(memoryStore(), decode);
+    await model.apply([rowEvent('R1', 'A', 0), rowEvent('R1', 'B', 1)]);
+    expect(await model.changes.position()).toMatchObject({ oldest: 3, head: 2 });
+    expect(await all(model)).toEqual([]);
+    const first = await model.changes.retain();
+    expect(first).toMatchObject({ oldest: 3, head: 2 });
+    await model.apply([rowEvent('R1', 'C', 2)]);
+    expect((await all(model)).map((c) => [c.seq, c.horseId])).toEqual([[3, horse('C')]]);
+    // a later reader does not move the point changes are kept from
+    expect(await model.changes.retain()).toMatchObject({ oldest: 3, head: 3 });
+  });
+
+  it('records nothing twice when a batch is applied again (a replay after a crash before the commit)', async () => {
+    const model = await readModel();
     const batch = [rowEvent('R1', 'A', 0), rowEvent('R1', 'B', 1), rowEvent('R1', 'C', 0, 1)];
     await model.apply(batch);
     await model.apply(batch);
@@ -98,7 +118,7 @@ describe('change log', () => {
     const dir = await mkdtemp(join(tmpdir(), 'change-log-'));
     try {
       let store = await openLevelStore(dir);
-      let model = new LevelReadModel(store.sub('view/'), decode);
+      let model = await readModel(store.sub('view/'));
       await model.apply([rowEvent('R1', 'A', 0), rowEvent('R1', 'B', 1)]);
       const before = await model.changes.position();
       const changes = await all(model);
@@ -118,10 +138,7 @@ describe('change log', () => {
 
   it('keeps the latest maxChanges (pruning in tenths) and nothing older than maxAgeDays', async () => {
     let now = Date.parse('2024-05-10T12:00:00Z');
-    const model = new LevelReadModel(memoryStore(), decode, {
-      retention: { maxChanges: 10, maxAgeDays: 1 },
-      clock: () => now,
-    });
+    const model = await readModel(memoryStore(), { retention: { maxChanges: 10, maxAgeDays: 1 }, clock: () => now });
     for (let i = 0; i < 30; i++) await model.apply([rowEvent('R1', `H${i}`, i)]);
     let pos = await model.changes.position();
     expect(pos.head).toBe(30);
@@ -139,10 +156,11 @@ describe('change log', () => {
   });
 
   it('starts a new epoch, numbered from 1, after the read model is cleared (a rebuild)', async () => {
-    const model = new LevelReadModel(memoryStore(), decode);
+    const model = await readModel();
     await model.apply([rowEvent('R1', 'A', 0), rowEvent('R1', 'B', 1)]);
     const before = await model.changes.position();
     await model.clear();
+    await model.changes.retain();
     // offset 0 was recorded before the clear; the positions went with it, so it is a change of the new log
     await model.apply([rowEvent('R1', 'A', 0)]);
     const after = await model.changes.position();
