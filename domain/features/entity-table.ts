@@ -387,7 +387,7 @@ export const SIRE: RunnerEntityKind = {
     row.sireProgenyRuns = w.n;
     row.sireProgenyPlaceRate = rate(s[PERF.placed]!, w.n);
     row.sireProgenyAe = ae(s[PERF.spWins]!, s[PERF.invSp]!);
-    row.sireShrunkWinRate = w.n > 0 ? shrunk(wins, w.n) : 0;
+    row.sireShrunkWinRate = shrunk(wins, w.n);
     row.sireMeanWinningDistanceY = wins > 0 ? round1(s[PERF.winYards]! / wins) : null;
     return w.latestVisible;
   },

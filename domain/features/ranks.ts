@@ -26,7 +26,7 @@ export interface RankFeatures {
   vprGapToBest: number | null;
   /** among rated runners */
   officialRatingRankInRace: number;
-  /** 1 = heaviest, among runners with a known weight (> 0), i.e. all of a valid card */
+  /** 1 = heaviest, among every runner (a weight of 0 is a weight and ranks last) */
   weightRankInRace: number;
   /** among runners whose jockey has rides in the 90-day window */
   jockeyWinRate90DayRankInRace: number;
@@ -80,7 +80,8 @@ export function rankFields(rows: readonly RankInput[]): RankFeatures[] {
   const weight = competitionRanks(
     n,
     (i) => rows[i]!.weightLbs,
-    (i) => rows[i]!.weightLbs > 0,
+    // every runner carries a weight (0 included: it ranks last), as weightVsTopLbs counts it
+    () => true,
   );
   const jockey = competitionRanks(
     n,

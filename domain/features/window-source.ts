@@ -13,6 +13,17 @@ export interface WindowCounts {
   latestVisible: number;
 }
 
+const ZEROS: readonly number[] = new Array<number>(64).fill(0);
+
+/**
+ * The history of a key that is known (the card names it) but has no visible event yet: every window is
+ * empty. Distinct from no key at all (undefined), which gets the family's unknown values.
+ */
+export const EMPTY_HISTORY: WindowSource = {
+  window: () => ({ n: 0, sums: ZEROS as number[], latestVisible: 0 }),
+  lastOffWith: () => undefined,
+};
+
 /** Anything answering window queries: an EventIndex or a ChunkedIndex. */
 export interface WindowSource {
   window(fromOff: number, t: number): WindowCounts;

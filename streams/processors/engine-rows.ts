@@ -11,6 +11,7 @@ import { type HorseCatalogue, horseCatalogue } from '../../domain/features/horse
 import { horseFeatures, type TodayContext } from '../../domain/features/horse.js';
 import { raceContextFeatures, runnerCardFeatures } from '../../domain/features/race-context.js';
 import { rankFields } from '../../domain/features/ranks.js';
+import { EMPTY_HISTORY } from '../../domain/features/window-source.js';
 import type { SnapshotCalendar } from '../../domain/features/snapshot-calendar.js';
 import { isoUtc } from '../../domain/time.js';
 import { loadSchemaText } from '../serde.js';
@@ -150,7 +151,8 @@ export async function computeRows(
     let latestVisible = hf.latestVisible;
     for (let ki = 0; ki < ENTITY_KINDS.length; ki++) {
       const k = ENTITY_KINDS[ki]!;
-      const src = sources[ki]![i];
+      // a key the card names but with no history yet is an empty history, not an unknown key
+      const src = sources[ki]![i] ?? (keys[ki]![i] === null ? undefined : EMPTY_HISTORY);
       const seen = k.features(src, ctx, row);
       if (seen > latestVisible) latestVisible = seen;
     }
