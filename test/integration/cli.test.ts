@@ -46,7 +46,7 @@ describe('racing generate / process / export / rebuild', () => {
     await racing(dir, ['process']);
     await racing(dir, ['export', 'analytics', '--out', join(dir, 'a.ndjson')]);
     first = readFileSync(join(dir, 'a.ndjson'), 'utf8');
-  }, 240_000);
+  }, 600_000);
 
   it('exports every row in raceId, horseId order, each satisfying the conventions of features.md', () => {
     const lines = first.trimEnd().split('\n');
@@ -76,7 +76,7 @@ describe('racing generate / process / export / rebuild', () => {
     await racing(other, ['process']);
     await racing(other, ['export', 'analytics', '--out', join(other, 'c.ndjson')]);
     expect(readFileSync(join(other, 'c.ndjson'), 'utf8')).toBe(first);
-  }, 240_000);
+  }, 600_000);
 
   it('a data dir whose processor state has another layout is replayed from the start, with a warning', async () => {
     const d = tempDir();
@@ -94,7 +94,7 @@ describe('racing generate / process / export / rebuild', () => {
     expect(figures.races).toBeGreaterThan(100);
     await racing(d, ['export', 'analytics', '--out', join(d, 'd.ndjson')]);
     expect(readFileSync(join(d, 'd.ndjson'), 'utf8')).toBe(first);
-  }, 240_000);
+  }, 600_000);
 
   it('rejects bad arguments with a clear message and a non-zero exit', async () => {
     await expect(racing(dir, ['generate', '--from', '2024-02-30', '--to', '2024-03-01'])).rejects.toMatchObject({
