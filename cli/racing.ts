@@ -134,6 +134,10 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`serving on ${url} (ready ${((performance.now() - t0) / 1000).toFixed(1)}s after start)\n`);
       live.handle = await startLiveFeed(rt, feed ? { feed } : {});
       if (live.handle) process.stderr.write(`${LIVE_MESSAGE}\n`);
+      else if (config.live)
+        process.stderr.write(
+          'no live feed: this data dir was not created by `racing start` of this version (start from an empty data dir for a live demo)\n',
+        );
       return -1; // keep running
     }
     case 'registry': {
