@@ -1,0 +1,400 @@
+/**
+ * Live latency: from publishing a result to its race's final rows being pushed on the change stream
+ * (GET /api/v1/stream/analytics, read by the `eventsource` client) and served by
+ * GET /api/v1/races/{raceId}/analytics, in one run for the embedded default and then Kafka mode (a local
+ * broker started for the run, scripts/kafka/kafka.mjs, and the project's registry in-process).
+ *
+ * Each mode: a generated history (every card of the range, every result but the last N) is processed;
+ * the service runs as `racing serve` composes it (processor and view tailing the log, the API on a
+ * socket); then the last N results are published one at a time, each to a race whose card was processed
+ * long before. For each: t0 publish, and the time the client has received a final row for every runner
+ * of the race on the stream (push), then the GET that follows returns them all final (served). The first
+ * --warmup results are left out of the figures.
+ *
+ * Where the time goes, from instrumentation hooks (no log parsing): a LogPort decorator around the
+ * runtime's log timestamps the produce acknowledgement, the processor's batch holding the result, the
+ * processor's produce of the rows and its acknowledgement, and the view's batch holding them; the change
+ * log's subscription gives the moment the view applied them (durable and readable), and the stream's
+ * onWritten hook the moment they were written to the client's socket.
+ *
+ *   npm run bench:latency -- [--modes embedded,kafka] [--results 250] [--warmup 10] [--from 2024-03-01]
+ *                            [--to 2024-04-30] [--scale 1] [--seed 3] [--partitions 4]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { EventSource } from 'eventsource';
+import { buildApp } from '../api/app.js';
+import { serviceConfigFromEnv } from '../cli/config.js';
+import { newBackground, startBackground } from '../cli/commands/background.js';
+import { processAll } from '../cli/commands/pipeline.js';
+import { openKafkaLog, openRuntime, type Runtime } from '../cli/runtime.js';
+import type { PublishableEvent } from '../domain/events.js';
+import { generateFeed } from '../domain/generator/index.js';
+import { createLogger } from '../domain/logger.js';
+import { publishEvents } from '../streams/publisher.js';
+import type { ConsumeOptions, LogBatch, LogPort, OutRecord } from '../streams/log-port.js';
+import { buildRegistryServer, createLogSchemaStore, startRegistryServer } from '../streams/registry-server/index.js';
+
+const { values } = parseArgs({
+  options: {
+    modes: { type: 'string', default: 'embedded,kafka' },
+    results: { type: 'string', default: '250' },
+    warmup: { type: 'string', default: '10' },
+    from: { type: 'string', default: '2024-03-01' },
+    to: { type: 'string', default: '2024-04-30' },
+    scale: { type: 'string', default: '1' },
+    seed: { type: 'string', default: '3' },
+    partitions: { type: 'string', default: '4' },
+    gap: { type: 'string', default: '20' },
+    settle: { type: 'string', default: '15' },
+  },
+});
+const N = Number(values.results);
+const WARMUP = Number(values.warmup);
+const GAP_MS = Number(values.gap);
+/** Seconds between catching up with the history and the first result (LevelDB compacts what was just written). */
+const SETTLE_S = Number(values.settle);
+const logger = createLogger({ level: 'warn' });
+const now = () => performance.now();
+
+/** The moments of one result's journey (performance.now() ms); absent when not seen. */
+interface Trace {
+  raceId: string;
+  runners: Set<string>;
+  publish: number;
+  produceAck?: number;
+  processorBatch?: number;
+  rowsProduce?: number;
+  rowsAck?: number;
+  viewBatch?: number;
+  viewApplied?: number;
+  sseWritten?: number;
+  pushed?: number;
+  served?: number;
+  /** rows (and tombstones) the processor produced in the batch holding the result */
+  rowsInBatch?: number;
+  /** final rows of the race seen at each step */
+  applied: Set<string>;
+  written: Set<string>;
+  received: Set<string>;
+}
+
+/** The trace of the race being measured (one at a time). */
+let current: Trace | undefined;
+const raceOf = (key: string) => key.slice(0, key.indexOf(':'));
+
+/** A LogPort that timestamps what the measured race goes through; everything else is the wrapped log's. */
+function traced(log: LogPort, rt: Runtime): LogPort {
+  const t = rt.topics;
+  return {
+    ensureTopics: (s) => log.ensureTopics(s),
+    partitions: (topic) => log.partitions(topic),
+    async produce(topic: string, records: readonly OutRecord[]) {
+      const c = current;
+      const mine = c !== undefined && topic === t.analytics && records.some((r) => raceOf(r.key) === c.raceId);
+      if (mine && c.rowsProduce === undefined) {
+        c.rowsProduce = now();
+        c.rowsInBatch = records.length;
+      }
+      await log.produce(topic, records);
+      if (mine && c.rowsAck === undefined) c.rowsAck = now();
+    },
+    endOffsets: (topic) => log.endOffsets(topic),
+    startOffsets: (topic) => log.startOffsets(topic),
+    read: (topic, p, offset, max) => log.read(topic, p, offset, max),
+    consume(options: ConsumeOptions, handler: (batch: LogBatch) => Promise<void>) {
+      const role = options.group === rt.groups.analytics ? 'processor' : options.group === rt.groups.view ? 'view' : '';
+      if (role === '') return log.consume(options, handler);
+      return log.consume(options, (batch) => {
+        const c = current;
+        if (c !== undefined) {
+          const at = now();
+          for (const r of batch.records) {
+            if (role === 'processor' && c.processorBatch === undefined && r.topic === t.results && r.key === c.raceId)
+              c.processorBatch = at;
+            if (role === 'view' && c.viewBatch === undefined && r.topic === t.analytics && raceOf(r.key) === c.raceId)
+              c.viewBatch = at;
+          }
+        }
+        return handler(batch);
+      });
+    },
+    committed: (group, topic) => log.committed(group, topic),
+    resetGroup: (group, topics) => log.resetGroup(group, topics),
+    truncate: (topic) => log.truncate(topic),
+    compact: (topic) => log.compact(topic),
+    close: () => log.close(),
+  };
+}
+
+function feedOf(): { history: PublishableEvent[]; live: (PublishableEvent & { kind: 'result' })[] } {
+  const feed = [
+    ...generateFeed({ from: values.from!, to: values.to!, seed: Number(values.seed), scale: Number(values.scale) }),
+  ] as PublishableEvent[];
+  const results = feed.filter((e): e is PublishableEvent & { kind: 'result' } => e.kind === 'result');
+  if (results.length < N * 2) throw new Error(`only ${results.length} results in the range; widen it`);
+  const live = results.slice(-N);
+  const held = new Set(live);
+  // Every card is published up front (so each live result's race was processed long before), every
+  // course and every other result in feed order.
+  return { history: feed.filter((e) => !held.has(e as never)), live };
+}
+
+async function inProcessRegistry(brokers: string, prefix: string) {
+  const config = serviceConfigFromEnv({ KAFKA_BROKERS: brokers, LOG_LEVEL: 'warn', RACING_DATA_DIR: tmpdir() });
+  const log = await openKafkaLog(config, logger);
+  const store = await createLogSchemaStore(log, `${prefix}_schemas`, { logger });
+  const app = buildRegistryServer({ store, logger });
+  const url = await startRegistryServer(app, { host: '127.0.0.1', port: 0 });
+  return {
+    url,
+    async close() {
+      await app.close();
+      await store.close();
+      await log.close();
+    },
+  };
+}
+
+const pct = (xs: number[], p: number) => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+};
+const r1 = (x: number) => Math.round(x * 10) / 10;
+const stats = (xs: number[]) => ({
+  n: xs.length,
+  p50: r1(pct(xs, 50)),
+  p90: r1(pct(xs, 90)),
+  p99: r1(pct(xs, 99)),
+  max: r1(Math.max(...xs)),
+  mean: r1(xs.reduce((a, b) => a + b, 0) / xs.length),
+});
+
+async function measure(mode: 'embedded' | 'kafka', env: Record<string, string>) {
+  const dataDir = mkdtempSync(join(tmpdir(), `racing-latency-${mode}-`));
+  const config = serviceConfigFromEnv({
+    ...env,
+    RACING_DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    RACING_PARTITIONS: values.partitions!,
+    RACING_INSTANCE_ID: 'latency',
+  });
+  const rt = await openRuntime(config, logger);
+  let publisher: LogPort = rt.log;
+  const clean: (() => Promise<void>)[] = [];
+  try {
+    rt.log = traced(rt.log, rt);
+    if (mode === 'kafka') {
+      // A producer of its own, as a feed would have; the service's producer is the processor's.
+      publisher = await openKafkaLog(config, logger);
+      clean.push(() => publisher.close());
+    }
+    const { history, live } = feedOf();
+    const g0 = now();
+    await publishEvents(rt.log, rt.codecs, history);
+    const { processor, races, rows } = await processAll(rt);
+    const historySeconds = (now() - g0) / 1000;
+    const abort = new AbortController();
+    const tasks = startBackground(rt, processor, newBackground(), {
+      signal: abort.signal,
+      onFatal: (e) => abort.abort(e),
+    });
+    clean.unshift(async () => {
+      abort.abort();
+      await Promise.allSettled(tasks);
+    });
+    const { unsubscribe } = watchView(rt);
+    clean.unshift(async () => unsubscribe());
+    const app = buildApp({
+      readModel: rt.view,
+      changes: rt.view.changes,
+      keys: rt.keys,
+      config: { ...config.api, port: 0, rateLimit: { requestsPerMinute: 1_000_000, perAddressPerMinute: 1_000_000 } },
+      logger,
+      stream: {
+        ...config.stream,
+        onWritten: (changes) => {
+          const c = current;
+          if (!c) return;
+          for (const ch of changes) if (ch.raceId === c.raceId && ch.value !== null) c.written.add(ch.horseId);
+          if (c.sseWritten === undefined && [...c.runners].every((h) => c.written.has(h))) c.sseWritten = now();
+        },
+      },
+    });
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    clean.unshift(() => app.close());
+    await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
+    const { key } = await rt.keys.create('latency bench');
+    const headers = { 'X-Api-Key': key };
+
+    let onComplete: (() => void) | undefined;
+    const source = new EventSource(`${url}/api/v1/stream/analytics`, {
+      fetch: (input, init) => fetch(input, { ...init, headers: { ...init.headers, ...headers } }),
+    });
+    clean.unshift(async () => source.close());
+    source.addEventListener('upsert', (e) => {
+      const c = current;
+      if (!c) return;
+      const row = JSON.parse(e.data) as { raceId: string; horseId: string; status: string };
+      if (row.raceId !== c.raceId || row.status !== 'final') return;
+      c.received.add(row.horseId);
+      if (c.pushed === undefined && [...c.runners].every((h) => c.received.has(h))) {
+        c.pushed = now();
+        onComplete?.();
+      }
+    });
+    await new Promise<void>((resolve, reject) => {
+      source.addEventListener('ready', () => resolve(), { once: true });
+      source.addEventListener(
+        'error',
+        (e) => reject(new Error(`stream: ${String((e as { message?: string }).message)}`)),
+        {
+          once: true,
+        },
+      );
+    });
+
+    const traces: Trace[] = [];
+    for (const result of live) {
+      const raceId = result.value.raceId;
+      const before = (await (await fetch(`${url}/api/v1/races/${raceId}/analytics`, { headers })).json()) as {
+        horseId: string;
+      }[];
+      const runners = new Set(before.map((r) => r.horseId));
+      if (runners.size === 0) continue;
+      const trace: Trace = { raceId, runners, publish: 0, applied: new Set(), written: new Set(), received: new Set() };
+      const pushed = new Promise<void>((resolve) => (onComplete = resolve));
+      current = trace;
+      trace.publish = now();
+      await publisher.produce(rt.topics.results, [
+        { key: raceId, value: rt.codecs.result.encode(result.value), timestamp: result.publishedAt },
+      ]);
+      trace.produceAck = now();
+      const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 30_000).unref());
+      if ((await Promise.race([pushed, timeout])) === 'timeout') throw new Error(`no final rows for ${raceId} in 30 s`);
+      // served: the GET that follows the push, again until every row is final (it is at once: the view
+      // tells subscribers only after the rows are readable)
+      for (;;) {
+        const rowsNow = (await (await fetch(`${url}/api/v1/races/${raceId}/analytics`, { headers })).json()) as {
+          horseId: string;
+          status: string;
+        }[];
+        if ([...runners].every((h) => rowsNow.some((r) => r.horseId === h && r.status === 'final'))) break;
+      }
+      trace.served = now();
+      current = undefined;
+      onComplete = undefined;
+      traces.push(trace);
+      await new Promise((r) => setTimeout(r, GAP_MS));
+    }
+
+    const measured = traces.slice(WARMUP);
+    const d = (a: keyof Trace, b: keyof Trace) =>
+      measured.flatMap((t) => {
+        const x = t[a] as number | undefined;
+        const y = t[b] as number | undefined;
+        return x !== undefined && y !== undefined ? [y - x] : [];
+      });
+    return {
+      mode,
+      history: { races, rows, seconds: r1(historySeconds) },
+      results: measured.length,
+      rowsPerResult: stats(measured.map((t) => t.rowsInBatch ?? 0)),
+      pushMs: stats(d('publish', 'pushed')),
+      servedMs: stats(d('publish', 'served')),
+      breakdownMs: {
+        '1 produce acknowledged': stats(d('publish', 'produceAck')),
+        '2 processor batch starts': stats(d('produceAck', 'processorBatch')),
+        '3 engine: rows computed': stats(d('processorBatch', 'rowsProduce')),
+        '4 rows produce acknowledged': stats(d('rowsProduce', 'rowsAck')),
+        '5 view batch starts': stats(d('rowsAck', 'viewBatch')),
+        '6 view applied (durable, readable)': stats(d('viewBatch', 'viewApplied')),
+        '7 written to the SSE socket': stats(d('viewApplied', 'sseWritten')),
+        '8 received by the SSE client': stats(d('sseWritten', 'pushed')),
+        '9 GET /races/{id}/analytics answered': stats(d('pushed', 'served')),
+      },
+    };
+  } finally {
+    for (const f of clean) await f().catch(() => undefined);
+    await rt.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The change log's subscription: when the view applied (and made readable) the race's final rows. */
+function watchView(rt: Runtime): { unsubscribe: () => void } {
+  const unsubscribe = rt.view.changes.subscribe((changes) => {
+    const c = current;
+    if (!c) return;
+    for (const ch of changes) if (ch.raceId === c.raceId && ch.value !== null) c.applied.add(ch.horseId);
+    if (c.viewApplied === undefined && [...c.runners].every((h) => c.applied.has(h))) c.viewApplied = now();
+  });
+  return { unsubscribe };
+}
+
+const modes = values.modes!.split(',').map((m) => m.trim());
+const out: unknown[] = [];
+let kafka: { stop(): Promise<void>; brokers: string } | undefined;
+let registry: { url: string; close(): Promise<void> } | undefined;
+try {
+  for (const mode of modes) {
+    if (mode === 'embedded') {
+      out.push(await measure('embedded', {}));
+    } else if (mode === 'kafka') {
+      const { startKafka } = (await import(join(import.meta.dirname, '..', 'scripts', 'kafka', 'kafka.mjs'))) as {
+        startKafka: () => Promise<{ stop(): Promise<void>; brokers: string }>;
+      };
+      kafka = await startKafka();
+      const prefix = `lat${Date.now().toString(36)}.`;
+      registry = await inProcessRegistry(kafka.brokers, prefix);
+      out.push(
+        await measure('kafka', {
+          RACING_MODE: 'kafka',
+          KAFKA_BROKERS: kafka.brokers,
+          SCHEMA_REGISTRY_URL: registry.url,
+          RACING_TOPIC_PREFIX: prefix,
+        }),
+      );
+    } else {
+      throw new Error(`unknown mode ${mode}`);
+    }
+    console.log(JSON.stringify(out.at(-1)));
+  }
+  console.log(summary(out as Awaited<ReturnType<typeof measure>>[]));
+} finally {
+  await registry?.close();
+  await kafka?.stop();
+}
+
+/** The figures as a table: push and served p50/p99 per mode, then the stages (p50 / p99). */
+function summary(results: Awaited<ReturnType<typeof measure>>[]): string {
+  const lines = [
+    `load average at the end: ${loadAverage().join(' ')}`,
+    '| mode | results | rows per result (p50) | push p50 / p99 ms | served p50 / p99 ms |',
+    '|---|---|---|---|---|',
+  ];
+  for (const r of results)
+    lines.push(
+      `| ${r.mode} | ${r.results} | ${r.rowsPerResult.p50} | ${r.pushMs.p50} / ${r.pushMs.p99} | ${r.servedMs.p50} / ${r.servedMs.p99} |`,
+    );
+  lines.push(
+    '',
+    `| stage (p50 / p99 ms) | ${results.map((r) => r.mode).join(' | ')} |`,
+    `|---|${results.map(() => '---|').join('')}`,
+  );
+  for (const stage of Object.keys(results[0]?.breakdownMs ?? {})) {
+    const cells = results.map((r) => {
+      const s = r.breakdownMs[stage as keyof typeof r.breakdownMs];
+      return `${s.p50} / ${s.p99}`;
+    });
+    lines.push(`| ${stage} | ${cells.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+function loadAverage(): string[] {
+  return loadavg().map((x) => x.toFixed(1));
+}
