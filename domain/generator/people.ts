@@ -72,8 +72,8 @@ const APPRENTICE_SHARE = {
   initialBase: 0.04,
   initialByRank: 0.45,
   /** of the newcomers taking a retiring jockey's slot */
-  newBase: 0.25,
-  newByRank: 0.9,
+  newBase: 0.15,
+  newByRank: 0.6,
   /** a claiming rider's career is this fraction of a professional's (most young riders do not last) */
   career: 0.4,
 } as const;

@@ -13,6 +13,7 @@ import { type ImportReport, importResultsCsv } from '../../domain/importer/index
 import { femaleOnlyRace, isHandicapName, patternOf, sexOf } from '../../domain/importer/mapping.js';
 import { validateCard } from '../../domain/validate.js';
 import type { PublishableEvent } from '../../domain/events.js';
+import { card } from '../support/builders.js';
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'lsr', 'Results_new-inputs.csv');
 const raceIdOf = (courseId: string, off: string) => makeId('race', `lsr:race:${courseId}:${off}`);
@@ -61,6 +62,62 @@ describe('new-input field rules', () => {
     expect(canonicalHeadgear('e/sp')).toBe('pe');
     expect(canonicalHeadgear('htb')).toBe('bht');
     expect(canonicalHeadgear('')).toBe('');
+  });
+});
+
+describe('validateCard: the new fields', () => {
+  const base = (): RaceCard => {
+    const c = card({ r: 'V', off: '2026-07-02T17:00:00Z', runners: [{ h: 'A' }] });
+    return {
+      ...c,
+      isHandicap: true,
+      pattern: 'group1',
+      runners: c.runners.map((r) => ({
+        ...r,
+        sex: 'g',
+        headgear: 'pt',
+        jockeyClaimLbs: 7,
+        ownerId: makeId('owner', 't:o'),
+        ownerName: 'O',
+        damId: makeId('dam', 't:d'),
+        damName: 'D',
+        damSireId: makeId('sire', 't:ds'),
+        damSireName: 'DS',
+      })),
+    };
+  };
+  const withRunner = (x: Partial<RaceCard['runners'][number]>): RaceCard => {
+    const c = base();
+    return { ...c, runners: [{ ...c.runners[0]!, ...x }] };
+  };
+
+  it('accepts the tables, canonical headgear, claims 0..10 and ids of the right kind, and "" as unknown', () => {
+    expect(validateCard(base())).toEqual([]);
+    const unknown = withRunner({ sex: '', headgear: '', jockeyClaimLbs: 0, ownerId: '', damId: '', damSireId: '' });
+    expect(validateCard({ ...unknown, pattern: '', isHandicap: false })).toEqual([]);
+  });
+
+  it('names the field and what it accepts', () => {
+    expect(validateCard({ ...base(), pattern: 'Group 1' })).toEqual([
+      'pattern "Group 1" must be one of none, listed, group3, group2, group1 or "" (unknown)',
+    ]);
+    expect(validateCard(withRunner({ sex: 'x' }))).toEqual([
+      'runners[0].sex "x" must be one of c, f, g, m, h, r or "" (unknown)',
+    ]);
+    expect(validateCard(withRunner({ headgear: 'tp1' }))).toEqual([
+      'runners[0].headgear "tp1" is not canonical headgear: distinct codes in the order b, v, h, p, t, e (expected "pt")',
+    ]);
+    expect(validateCard(withRunner({ jockeyClaimLbs: 11 }))).toEqual([
+      'runners[0].jockeyClaimLbs must be an integer 0..10',
+    ]);
+    expect(validateCard(withRunner({ jockeyClaimLbs: -3 }))).toHaveLength(1);
+    expect(validateCard(withRunner({ ownerId: makeId('dam', 'x') }))).toEqual([
+      'runners[0].ownerId is not an owner id (own_...) or ""',
+    ]);
+    expect(validateCard(withRunner({ damId: 'dam_' }))).toEqual(['runners[0].damId is not a dam id (dam_...) or ""']);
+    expect(validateCard(withRunner({ damSireId: makeId('dam', 'x') }))).toEqual([
+      'runners[0].damSireId is not a sire id (sir_...) or ""',
+    ]);
   });
 });
 
