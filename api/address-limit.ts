@@ -5,15 +5,26 @@
  * Fastify's `request.ip`: the peer, or the client named by X-Forwarded-For when TRUST_PROXY trusts the
  * proxy in front.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { RacingError } from '../domain/errors.js';
 import { RateLimiter } from './rate-limit.js';
 
-/** onRequest hook (root): counts one request per address on keyless routes; 429 over the limit. */
+/**
+ * Adds the per-address limit to every keyless route registered after this call (as a route-level
+ * onRequest hook, so keyed routes pay nothing for it).
+ */
+export function limitKeylessRoutes(app: FastifyInstance, limiter: RateLimiter): void {
+  const hook = addressLimitHook(limiter);
+  app.addHook('onRoute', (opts: RouteOptions) => {
+    const access = (opts.config as { access?: string } | undefined)?.access;
+    if (access !== 'public' && access !== 'page') return;
+    opts.onRequest = [hook, ...[opts.onRequest ?? []].flat()];
+  });
+}
+
+/** onRequest hook: counts one request for the client address; 429 over the limit. */
 export function addressLimitHook(limiter: RateLimiter) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const access = request.routeOptions.config.access;
-    if (access !== 'public' && access !== 'page') return;
     const decision = limiter.take(`ip:${request.ip}`);
     reply.headers(RateLimiter.headers(decision));
     if (!decision.allowed) {

@@ -26,6 +26,7 @@ import { raceRoutes } from './race-routes.js';
 import type { ChangeFeed } from '../state/read-model/change-log.js';
 import { type StreamConfig, type StreamDeps, streamRoutes } from './stream-routes.js';
 import { RateLimiter } from './rate-limit.js';
+import { lazyChildLogger } from './request-logger.js';
 import type { ReadModel } from '../state/read-model-port.js';
 import { ResponseCache } from './response-cache.js';
 import { frameworkErrors, installMethodNotAllowed, MAX_PARAM_LENGTH, RouteTable } from './routing-errors.js';
@@ -68,6 +69,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     // No "incoming request"/"request completed" pair per request: two log lines cost more than serving a
     // cached response. Failures are still logged (api/errors.ts); access logs belong to the proxy.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyChildLogger,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrors(routeTable),
     trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,

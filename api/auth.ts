@@ -41,9 +41,9 @@ function noAccess(): RacingError {
  * no API access, 429 over the limit, RateLimit-* headers.
  */
 export function apiKeyHook(keys: KeyStore, limiter: RateLimiter, credentials?: Credentials) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  /** Who the request counts against (key id or account id); throws the 401/403. */
+  const authenticate = async (request: FastifyRequest): Promise<string> => {
     const key = singleHeader(request, API_KEY_HEADER);
-    let subject: string;
     if (key !== undefined) {
       const record = await keys.verify(key);
       if (!record) throw new RacingError('invalid_api_key', 'the API key is unknown or revoked');
@@ -51,31 +51,52 @@ export function apiKeyHook(keys: KeyStore, limiter: RateLimiter, credentials?: C
         throw noAccess();
       request.apiKey = record;
       keys.touch(record.id);
-      subject = record.id;
-    } else {
-      const who = credentials ? await signedIn(request, credentials) : undefined;
-      if (!who) {
-        throw new RacingError(
-          'missing_api_key',
-          credentials
-            ? 'the X-Api-Key header (or a signed-in session) is required'
-            : 'the X-Api-Key header is required',
-        );
-      }
-      if (who.account.accessGrantedAt === null) throw noAccess();
-      subject = who.account.id;
+      return record.id;
     }
+    const who = credentials ? await signedIn(request, credentials) : undefined;
+    if (!who) {
+      throw new RacingError(
+        'missing_api_key',
+        credentials ? 'the X-Api-Key header (or a signed-in session) is required' : 'the X-Api-Key header is required',
+      );
+    }
+    if (who.account.accessGrantedAt === null) throw noAccess();
+    return who.account.id;
+  };
+
+  /** Counts the request against `subject`; the 429 error when over the limit. */
+  const limit = (subject: string, reply: FastifyReply): RacingError | undefined => {
     const decision = limiter.take(subject);
     reply.headers(RateLimiter.headers(decision));
     // Responses depend on the key (auth, limits): shared caches must not serve them to anyone else.
     reply.header('cache-control', 'private, no-cache');
-    if (!decision.allowed) {
-      reply.header('retry-after', String(decision.resetSeconds));
-      throw new RacingError('rate_limited', `rate limit of ${decision.limit} requests per minute exceeded`, {
-        retriable: true,
-        details: { retryAfterSeconds: decision.resetSeconds },
-      });
+    if (decision.allowed) return undefined;
+    reply.header('retry-after', String(decision.resetSeconds));
+    return new RacingError('rate_limited', `rate limit of ${decision.limit} requests per minute exceeded`, {
+      retriable: true,
+      details: { retryAfterSeconds: decision.resetSeconds },
+    });
+  };
+
+  // A callback hook with a synchronous path for a key verified before (the common case of a busy
+  // client): no promise, no store read. Anything else takes the asynchronous path.
+  return (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void => {
+    const key = singleHeader(request, API_KEY_HEADER);
+    const record = key === undefined ? undefined : keys.cached(key);
+    if (record) {
+      const access =
+        record.accountId === null || !credentials ? true : credentials.accounts.cachedAccess(record.accountId);
+      if (access === false) return done(noAccess());
+      if (access === true) {
+        request.apiKey = record;
+        keys.touch(record.id);
+        return done(limit(record.id, reply));
+      }
     }
+    authenticate(request).then(
+      (subject) => done(limit(subject, reply)),
+      (e: unknown) => done(e as Error),
+    );
   };
 }
 

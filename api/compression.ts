@@ -78,16 +78,16 @@ export function varyOnEncoding(current: unknown): string {
  * at or over the threshold, unless a coding is already set (the response cache sets its own).
  */
 export function installCompression(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+  // A callback hook (it runs on every response; most have nothing to compress or are already encoded).
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
     if (reply.getHeader('content-encoding') !== undefined || reply.statusCode === 204 || reply.statusCode === 304)
-      return payload;
+      return done(null, payload);
     const type = String(reply.getHeader('content-type') ?? '');
-    const size = Buffer.byteLength(payload);
-    if (!COMPRESSIBLE.test(type) || size < COMPRESSION_THRESHOLD) return payload;
+    if (!COMPRESSIBLE.test(type) || Buffer.byteLength(payload) < COMPRESSION_THRESHOLD) return done(null, payload);
     reply.header('vary', varyOnEncoding(reply.getHeader('vary')));
     const encoding = negotiateEncoding(request.headers['accept-encoding']);
-    if (encoding === 'identity') return payload;
+    if (encoding === 'identity') return done(null, payload);
     const body = compressSync(Buffer.isBuffer(payload) ? payload : Buffer.from(payload), encoding);
     reply.header('content-encoding', encoding);
     reply.removeHeader('content-length');
@@ -98,9 +98,9 @@ export function installCompression(app: FastifyInstance): void {
         reply.code(304);
         reply.removeHeader('content-type');
         reply.removeHeader('content-encoding');
-        return '';
+        return done(null, '');
       }
     }
-    return body;
+    done(null, body);
   });
 }

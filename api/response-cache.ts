@@ -26,6 +26,8 @@ interface Entry {
   revision: number | undefined;
   identity: Variant;
   encoded: Partial<Record<Exclude<Encoding, 'identity'>, Promise<Variant>>>;
+  /** the compressed variants already made, for the synchronous path */
+  ready: Partial<Record<Exclude<Encoding, 'identity'>, Variant>>;
   bytes: number;
 }
 
@@ -37,6 +39,12 @@ export interface ResponseCacheOptions {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+function encodingFor(request: FastifyRequest, entry: Entry): Encoding {
+  return entry.identity.body.length >= COMPRESSION_THRESHOLD
+    ? negotiateEncoding(request.headers['accept-encoding'])
+    : 'identity';
+}
 
 export class ResponseCache {
   readonly #revision: () => number | undefined;
@@ -55,24 +63,56 @@ export class ResponseCache {
    * schema serialises) when there is no current entry. Errors thrown by `build` reach the caller (and
    * every request waiting on the same build) and nothing is cached.
    */
-  async send(
+  send(
     request: FastifyRequest,
     reply: FastifyReply,
     key: string,
     build: () => Promise<unknown>,
     options: { static?: boolean } = {},
+  ): FastifyReply | Promise<FastifyReply> {
+    const isStatic = options.static === true;
+    // The hot path, without a promise: a current entry whose variant for this client is made.
+    const current = this.#current(key, isStatic);
+    if (current) {
+      const encoding = encodingFor(request, current);
+      const variant = encoding === 'identity' ? current.identity : current.ready[encoding];
+      if (variant) return this.#reply(request, reply, variant, encoding);
+    }
+    return this.#sendSlowly(request, reply, key, build, isStatic);
+  }
+
+  async #sendSlowly(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    key: string,
+    build: () => Promise<unknown>,
+    isStatic: boolean,
   ): Promise<FastifyReply> {
-    const entry = await this.#entry(reply, key, build, options.static === true);
-    const encoding =
-      entry.identity.body.length >= COMPRESSION_THRESHOLD
-        ? negotiateEncoding(request.headers['accept-encoding'])
-        : 'identity';
+    const entry = await this.#entry(reply, key, build, isStatic);
+    const encoding = encodingFor(request, entry);
     const variant = encoding === 'identity' ? entry.identity : await this.#encoded(entry, encoding);
+    return this.#reply(request, reply, variant, encoding);
+  }
+
+  #reply(request: FastifyRequest, reply: FastifyReply, variant: Variant, encoding: Encoding): FastifyReply {
     reply.header('etag', variant.etag);
     reply.header('vary', 'Accept-Encoding');
     if (ifNoneMatchMatches(request.headers['if-none-match'], variant.etag)) return reply.code(304).send();
     if (encoding !== 'identity') reply.header('content-encoding', encoding);
     return reply.type(JSON_TYPE).send(variant.body);
+  }
+
+  /** The entry for `key` if it is current (refreshing its recency), else undefined. */
+  #current(key: string, isStatic: boolean): Entry | undefined {
+    const current = this.#entries.get(key);
+    if (!current) return undefined;
+    if (!isStatic) {
+      const revision = this.#revision();
+      if (revision === undefined || current.revision !== revision) return undefined;
+    }
+    this.#entries.delete(key);
+    this.#entries.set(key, current);
+    return current;
   }
 
   /** Entries held and their identity bytes (for tests and diagnostics). */
@@ -82,19 +122,20 @@ export class ResponseCache {
 
   async #entry(reply: FastifyReply, key: string, build: () => Promise<unknown>, isStatic: boolean): Promise<Entry> {
     const revision = isStatic ? undefined : this.#revision();
-    const current = this.#entries.get(key);
-    if (current && (isStatic || (revision !== undefined && current.revision === revision))) {
-      // Refresh recency for the LRU.
-      this.#entries.delete(key);
-      this.#entries.set(key, current);
-      return current;
-    }
+    const current = this.#current(key, isStatic);
+    if (current) return current;
     const buildKey = `${revision ?? 'x'}\u0000${key}`;
     let pending = this.#building.get(buildKey);
     if (!pending) {
       pending = (async () => {
         const body = Buffer.from(reply.serialize(await build()) as string);
-        const entry: Entry = { revision, identity: { body, etag: etagOf(body) }, encoded: {}, bytes: body.length };
+        const entry: Entry = {
+          revision,
+          identity: { body, etag: etagOf(body) },
+          encoded: {},
+          ready: {},
+          bytes: body.length,
+        };
         if (isStatic || revision !== undefined) this.#store(key, entry);
         return entry;
       })();
@@ -112,7 +153,9 @@ export class ResponseCache {
     if (!variant) {
       variant = compress(entry.identity.body, encoding).then((body) => {
         entry.bytes += body.length;
-        return { body, etag: etagOf(body) };
+        const made = { body, etag: etagOf(body) };
+        entry.ready[encoding] = made;
+        return made;
       });
       entry.encoded[encoding] = variant;
     }

@@ -66,12 +66,13 @@ export class RouteTable {
 
 /** onRequest hook: an unrouted request whose path exists under other methods is 405 with Allow. */
 export function installMethodNotAllowed(app: FastifyInstance, routes: RouteTable): void {
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!request.is404) return;
+  // A callback hook, not an async one: it runs on every request and almost always has nothing to do.
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+    if (!request.is404) return done();
     const allowed = routes.allowed(requestPath(request));
-    if (allowed.length === 0) return;
+    if (allowed.length === 0) return done();
     reply.header('allow', allowed.join(', '));
-    throw new RacingError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}`);
+    done(new RacingError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}`));
   });
 }
 

@@ -123,6 +123,12 @@ export class AccountStore {
     return this.get(accountIdOf(email));
   }
 
+  /** Whether an account in memory has API access; undefined when it is not in memory (ask `hasAccess`). */
+  cachedAccess(id: string): boolean | undefined {
+    const stored = this.#cache.get(id);
+    return stored === undefined ? undefined : stored.accessGrantedAt !== null;
+  }
+
   /** True when the account exists and has API access. Served from memory after the first read. */
   async hasAccess(id: string): Promise<boolean> {
     const stored = this.#cache.get(id) ?? (await this.#read(id));

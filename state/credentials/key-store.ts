@@ -79,7 +79,10 @@ export class KeyStore {
   readonly #store: StorePort;
   readonly #clock: () => number;
   readonly #cacheSize: number;
-  /** sha256 hex -> record, for keys verified active. */
+  /**
+   * Presented key -> record, for keys verified active. Keyed by the key itself (in memory only, where
+   * every request's header is anyway) so that a cached verification costs no hash on the hot path.
+   */
   readonly #cache = new Map<string, KeyRecord>();
   /**
    * Ids revoked by this process. A verify that started before a revoke may finish after it with a record
@@ -118,27 +121,32 @@ export class KeyStore {
     return { id, key, name, createdAt };
   }
 
+  /**
+   * The record of a presented key verified earlier and still active, from memory only (no promise: the
+   * request hot path); undefined when `verify` has to decide.
+   */
+  cached(key: string): KeyRecord | undefined {
+    const cached = this.#cache.get(key);
+    if (!cached) return undefined;
+    this.#cache.delete(key);
+    if (this.#revoked.has(cached.id)) return undefined;
+    // Re-inserted: refreshes its recency for the LRU.
+    this.#cache.set(key, cached);
+    return cached;
+  }
+
   /** The active key record for a presented key, or undefined for an unknown, malformed or revoked key. */
   async verify(key: string): Promise<KeyRecord | undefined> {
+    const cached = this.cached(key);
+    if (cached) return cached;
     if (!KEY_RE.test(key)) return undefined;
     const hash = hashKey(key);
-    const cached = this.#cache.get(hash);
-    if (cached) {
-      if (this.#revoked.has(cached.id)) {
-        this.#cache.delete(hash);
-        return undefined;
-      }
-      // Refresh recency for the LRU.
-      this.#cache.delete(hash);
-      this.#cache.set(hash, cached);
-      return cached;
-    }
     const idBuf = await this.#store.get(`hash/${hash}`);
     if (!idBuf) return undefined;
     const stored = await this.#read(idBuf.toString());
     if (!stored || stored.revokedAt !== null || stored.hash !== hash || this.#revoked.has(stored.id)) return undefined;
     const record = publicRecord(stored);
-    this.#cache.set(hash, record);
+    this.#cache.set(key, record);
     if (this.#cache.size > this.#cacheSize) {
       const oldest = this.#cache.keys().next();
       if (!oldest.done) this.#cache.delete(oldest.value);
@@ -151,9 +159,9 @@ export class KeyStore {
     if (!isKeyId(id)) return undefined;
     const stored = await this.#read(id);
     if (!stored) return undefined;
-    // In memory first, so no request is admitted between here and the store write.
+    // In memory first, so no request is admitted between here and the store write (cached entries of
+    // the key are refused by the revoked set and dropped when next presented).
     this.#revoked.add(id);
-    this.#cache.delete(stored.hash);
     if (stored.revokedAt !== null) return publicRecord(stored);
     const revoked: StoredKey = { ...stored, revokedAt: new Date(this.#clock()).toISOString() };
     await this.#store.batch([
@@ -169,10 +177,7 @@ export class KeyStore {
    * the compacted keys topic). A revocation takes effect here as soon as it is applied.
    */
   async applyReplicated(stored: StoredKey): Promise<void> {
-    if (stored.revokedAt !== null) {
-      this.#revoked.add(stored.id);
-      this.#cache.delete(stored.hash);
-    }
+    if (stored.revokedAt !== null) this.#revoked.add(stored.id);
     await this.#store.batch([
       { type: 'put', key: `id/${stored.id}`, value: Buffer.from(JSON.stringify(stored)) },
       stored.revokedAt === null

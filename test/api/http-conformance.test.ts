@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../api/app.js';
+import { apiConfig } from '../../api/config.js';
+import { KeyStore } from '../../state/credentials/key-store.js';
+import { memoryStore } from '../support/memory-store.js';
 import { negotiateEncoding } from '../../api/compression.js';
 import { RACE_ID_PATTERN } from '../../api/race-routes.js';
 import { isId } from '../../domain/ids.js';
@@ -8,9 +14,10 @@ import type { ReadModel } from '../../state/read-model-port.js';
 import { sampleReadModel } from '../support/fake-read-model.js';
 import { type Harness, harness, problemOf } from './harness.js';
 
-let h: Harness;
+let h: Harness | undefined;
 afterEach(async () => {
-  await h.close();
+  await h?.close();
+  h = undefined;
 });
 
 const sha = (b: Buffer) => `"${createHash('sha256').update(b).digest('base64url')}"`;
@@ -178,9 +185,9 @@ describe('response cache', () => {
       reads++;
       return raceDays(from, to);
     };
-    h = await harness({ readModel: rm });
+    const app = (h = await harness({ readModel: rm }));
     const url = '/api/v1/race-days?from=2024-05-01&to=2024-05-31';
-    const all = await Promise.all(Array.from({ length: 8 }, () => h.get(url, h.key)));
+    const all = await Promise.all(Array.from({ length: 8 }, () => app.get(url, app.key)));
     expect(new Set(all.map((r) => r.body)).size).toBe(1);
     expect(all.every((r) => r.statusCode === 200)).toBe(true);
     expect(reads).toBe(1);
@@ -198,5 +205,35 @@ describe('response cache', () => {
     h = await harness({ readModel: rm });
     for (let i = 0; i < 2; i++) expect((await h.get('/api/v1/races/rac_unknown', h.key)).statusCode).toBe(404);
     expect(reads).toBe(2);
+  });
+});
+
+describe('logging', () => {
+  it('writes no line for a request that succeeds, and the request id on the lines of one that fails', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _e, cb) {
+        for (const l of chunk.toString().split('\n')) if (l) lines.push(JSON.parse(l) as Record<string, unknown>);
+        cb();
+      },
+    });
+    const rm = sampleReadModel();
+    rm.race = async () => {
+      throw new Error('boom');
+    };
+    const keys = new KeyStore(memoryStore());
+    const { key } = await keys.create('k');
+    const app = buildApp({ readModel: rm, keys, config: apiConfig(), logger: pino({ level: 'info' }, sink) });
+    try {
+      expect((await app.inject({ url: '/api/v1/health' })).statusCode).toBe(200);
+      expect((await app.inject({ url: '/api/v1/races', headers: { 'x-api-key': key } })).statusCode).toBe(200);
+      expect(lines).toEqual([]);
+      const failed = await app.inject({ url: '/api/v1/races/rac_x', headers: { 'x-api-key': key } });
+      expect(failed.statusCode).toBe(500);
+      expect(lines).toEqual([expect.objectContaining({ level: 50, reqId: expect.stringMatching(/^req-/) })]);
+      expect(JSON.stringify(lines)).toContain('boom');
+    } finally {
+      await app.close();
+    }
   });
 });

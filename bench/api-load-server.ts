@@ -1,0 +1,97 @@
+/**
+ * The servers bench/api-load.bench.ts loads, each in its own child process so that its CPU time can be
+ * read on its own and the load generator keeps a core:
+ *
+ *   service <data dir>          the public app over a processed data dir, built as `racing serve` builds it
+ *                               (real read model, key, account and session stores, request metrics, the
+ *                               logger at info); prints {url, key, paths, bytes, ...}
+ *   bare <service url> <key> <paths json>
+ *                               a bare Fastify app answering the same paths with the very bytes the service
+ *                               sends for them; prints {url}
+ *
+ * Each prints one JSON line on stdout, then answers every `cpu` line on stdin with its process CPU time
+ * ({"user":µs,"system":µs}) and exits when stdin closes.
+ */
+import { createInterface } from 'node:readline';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { buildApp } from '../api/app.js';
+import { apiConfig } from '../api/config.js';
+import { startServer } from '../api/server.js';
+import { newBackground, operationsOf } from '../cli/commands/background.js';
+import { serviceConfigFromEnv } from '../cli/config.js';
+import { openRuntime } from '../cli/runtime.js';
+
+const [mode, ...args] = process.argv.slice(2);
+let close: () => Promise<void>;
+
+if (mode === 'service') {
+  const dataDir = args[0]!;
+  const config = serviceConfigFromEnv({ ...process.env, RACING_DATA_DIR: dataDir });
+  // The production logger at info, writing to stderr: stdout carries the lines for the parent.
+  const logger = pino({ level: 'info', base: { service: 'racing' } }, pino.destination(2));
+  const rt = await openRuntime(config, logger.child({ component: 'bench' }));
+  // The busiest meeting date, and its race with the most analytics rows.
+  const days = await rt.view.raceDays('1000-01-01', '9999-12-31');
+  const busiest = [...days].sort((a, b) => b.races - a.races || (a.date < b.date ? -1 : 1))[0];
+  if (!busiest) throw new Error(`no races in ${dataDir}`);
+  let raceId = '';
+  let most = -1;
+  for (const race of await rt.view.racesOn(busiest.date)) {
+    const rows = (await rt.view.analytics(race.raceId)) ?? [];
+    if (rows.length > most) [raceId, most] = [race.raceId, rows.length];
+  }
+  const { key } = await rt.keys.create('bench');
+  const app = buildApp({
+    operations: operationsOf(rt, newBackground()),
+    readModel: rt.view,
+    keys: rt.keys,
+    accounts: rt.accounts,
+    sessions: rt.sessions,
+    // Limits above the load: what is measured is serving, not refusing.
+    config: apiConfig({ rateLimit: { requestsPerMinute: 1_000_000, perAddressPerMinute: 1_000_000 } }),
+    logger,
+  });
+  const url = await startServer(app, { host: '127.0.0.1', port: 0 });
+  const paths = { analytics: `/api/v1/races/${raceId}/analytics`, racesOnDate: `/api/v1/races?date=${busiest.date}` };
+  const bytes: Record<string, number> = {};
+  for (const [name, path] of Object.entries(paths)) {
+    const res = await fetch(url + path, { headers: { 'x-api-key': key } });
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    bytes[name] = (await res.arrayBuffer()).byteLength;
+  }
+  process.stdout.write(
+    `${JSON.stringify({ url, key, paths, bytes, rows: most, date: busiest.date, races: busiest.races })}\n`,
+  );
+  close = async () => {
+    await app.close();
+    await rt.close();
+  };
+} else if (mode === 'bare') {
+  const [serviceUrl, key, pathsJson] = args as [string, string, string];
+  const paths = JSON.parse(pathsJson) as Record<string, string>;
+  const bodies = new Map<string, Buffer>();
+  for (const path of Object.values(paths)) {
+    const res = await fetch(serviceUrl + path, { headers: { 'x-api-key': key } });
+    bodies.set(path, Buffer.from(await res.arrayBuffer()));
+  }
+  const bare: FastifyInstance = Fastify();
+  for (const path of Object.values(paths)) {
+    const body = bodies.get(path)!;
+    const route = path.split('?')[0]!;
+    bare.get(route, async (_request, reply) => reply.type('application/json; charset=utf-8').send(body));
+  }
+  const url = await bare.listen({ host: '127.0.0.1', port: 0 });
+  process.stdout.write(`${JSON.stringify({ url })}\n`);
+  close = () => bare.close();
+} else {
+  throw new Error('usage: api-load-server.ts service <data dir> | bare <service url> <key> <paths json>');
+}
+
+const lines = createInterface({ input: process.stdin });
+lines.on('line', (line) => {
+  if (line.trim() === 'cpu') process.stdout.write(`${JSON.stringify(process.cpuUsage())}\n`);
+});
+lines.on('close', () => {
+  void close().then(() => process.exit(0));
+});

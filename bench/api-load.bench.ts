@@ -1,0 +1,179 @@
+/**
+ * API throughput against what Fastify itself can do on the same machine: autocannon loads (a) a bare
+ * Fastify route that returns the same bytes and (b) the service, for GET /races/{id}/analytics and
+ * GET /races?date, and prints requests per second, p99 latency and the ratio service/bare.
+ * Target: ratio >= 0.7 and p99 < 10 ms at 32 connections.
+ *
+ *   npm run bench:api [-- --data-dir DIR] [--duration 10] [--connections 32] [--rounds 2]
+ *
+ * Without --data-dir it generates and processes a month of racing (scale 0.6) in a temporary data dir.
+ * Each server runs in its own child process (bench/api-load-server.ts), autocannon in this one. Bare and
+ * service are loaded in turn, `rounds` times each (each run `duration` seconds after a 2 s warm-up), and
+ * the runs are averaged, so a change in the machine's load mid-run hits both sides. Because wall-clock
+ * figures on a shared machine are noisy, it also prints the server's CPU time per request (read from
+ * the child's process.cpuUsage around each run): a ratio of work done that other load barely moves.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface, type Interface } from 'node:readline';
+import { parseArgs, promisify } from 'node:util';
+import autocannon from 'autocannon';
+import { addDays, todayUtc } from '../domain/time.js';
+
+const { values } = parseArgs({
+  options: {
+    'data-dir': { type: 'string' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '32' },
+    rounds: { type: 'string', default: '2' },
+  },
+});
+const duration = Number(values.duration);
+const connections = Number(values.connections);
+const rounds = Number(values.rounds);
+const root = join(import.meta.dirname, '..');
+const cli = ['--import', 'tsx', join(root, 'cli', 'racing.ts')];
+const run = promisify(execFile);
+
+let dataDir = values['data-dir'];
+let temporary: string | undefined;
+if (!dataDir) {
+  temporary = dataDir = mkdtempSync(join(tmpdir(), 'racing-api-bench-'));
+  const env = { ...process.env, RACING_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  const today = todayUtc();
+  process.stderr.write(`generating and processing a month of racing in ${dataDir}...\n`);
+  const range = ['--from', addDays(today, -30), '--to', addDays(today, 1), '--scale', '0.6'];
+  await run(process.execPath, [...cli, 'generate', ...range], { cwd: root, env });
+  await run(process.execPath, [...cli, 'process'], { cwd: root, env, maxBuffer: 1 << 26 });
+}
+
+/** A server child: its first stdout line, and its CPU time on request. */
+interface Child {
+  first: Record<string, unknown>;
+  cpuMicros(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+async function startChild(args: string[]): Promise<Child> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'api-load-server.ts'), ...args],
+    { cwd: root, env: { ...process.env, LOG_LEVEL: 'info' }, stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const lines: Interface = createInterface({ input: child.stdout! });
+  const next = () =>
+    new Promise<string>((resolve, reject) => {
+      lines.once('line', resolve);
+      child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+    });
+  const first = JSON.parse(await next()) as Record<string, unknown>;
+  return {
+    first,
+    async cpuMicros() {
+      const reply = next();
+      child.stdin!.write('cpu\n');
+      const { user, system } = JSON.parse(await reply) as { user: number; system: number };
+      return user + system;
+    },
+    async stop() {
+      child.stdin!.end();
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
+}
+
+const service = await startChild(['service', dataDir]);
+const setup = service.first as {
+  url: string;
+  key: string;
+  paths: Record<'analytics' | 'racesOnDate', string>;
+  bytes: Record<string, number>;
+  rows: number;
+  date: string;
+  races: number;
+};
+const bare = await startChild(['bare', setup.url, setup.key, JSON.stringify(setup.paths)]);
+const bareUrl = bare.first['url'] as string;
+
+interface Figures {
+  requestsPerSecond: number;
+  p99Ms: number;
+  /** server CPU time (user + system) per request, microseconds */
+  cpuMicrosPerRequest: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function load(server: Child, url: string): Promise<Figures> {
+  const options = { url, connections, headers: { 'x-api-key': setup.key } };
+  await autocannon({ ...options, duration: 2 }); // warm-up: JIT, caches, keep-alive connections
+  const before = await server.cpuMicros();
+  const r = await autocannon({ ...options, duration });
+  const cpu = (await server.cpuMicros()) - before;
+  return {
+    requestsPerSecond: r.requests.average,
+    p99Ms: r.latency.p99,
+    cpuMicrosPerRequest: cpu / Math.max(1, r.requests.total),
+    non2xx: r.non2xx,
+    errors: r.errors,
+  };
+}
+
+function mean(runs: readonly Figures[]): Figures {
+  const avg = (f: (x: Figures) => number) => runs.reduce((a, x) => a + f(x), 0) / runs.length;
+  return {
+    requestsPerSecond: Math.round(avg((x) => x.requestsPerSecond)),
+    p99Ms: Math.max(...runs.map((x) => x.p99Ms)),
+    cpuMicrosPerRequest: +avg((x) => x.cpuMicrosPerRequest).toFixed(1),
+    non2xx: runs.reduce((a, x) => a + x.non2xx, 0),
+    errors: runs.reduce((a, x) => a + x.errors, 0),
+  };
+}
+
+const results: Record<string, unknown> = {};
+for (const name of ['analytics', 'racesOnDate'] as const) {
+  const path = setup.paths[name];
+  const bareRuns: Figures[] = [];
+  const serviceRuns: Figures[] = [];
+  for (let i = 0; i < rounds; i++) {
+    bareRuns.push(await load(bare, bareUrl + path));
+    serviceRuns.push(await load(service, setup.url + path));
+  }
+  // Throughput and CPU averaged over the rounds; p99 the worst round's.
+  const b = mean(bareRuns);
+  const s = mean(serviceRuns);
+  const ratio = +(s.requestsPerSecond / b.requestsPerSecond).toFixed(2);
+  const cpuRatio = +(b.cpuMicrosPerRequest / s.cpuMicrosPerRequest).toFixed(2);
+  results[name] = {
+    path,
+    bytes: setup.bytes[name],
+    bare: b,
+    service: s,
+    ratio,
+    cpuRatio,
+    meetsTarget: ratio >= 0.7 && s.p99Ms < 10 && s.non2xx === 0 && s.errors === 0,
+  };
+  process.stderr.write(
+    `GET ${path} (${setup.bytes[name]} bytes)\n` +
+      `  bare    ${String(b.requestsPerSecond).padStart(6)} req/s  p99 ${String(b.p99Ms).padStart(3)} ms  ${b.cpuMicrosPerRequest} µs CPU/req\n` +
+      `  service ${String(s.requestsPerSecond).padStart(6)} req/s  p99 ${String(s.p99Ms).padStart(3)} ms  ${s.cpuMicrosPerRequest} µs CPU/req\n` +
+      `  ratio   ${ratio} (req/s service/bare), ${cpuRatio} (CPU per request bare/service)\n`,
+  );
+}
+
+await bare.stop();
+await service.stop();
+if (temporary) rmSync(temporary, { recursive: true, force: true });
+console.log(
+  JSON.stringify({
+    connections,
+    durationSeconds: duration,
+    rounds,
+    date: setup.date,
+    racesThatDay: setup.races,
+    rowsInRace: setup.rows,
+    results,
+  }),
+);
