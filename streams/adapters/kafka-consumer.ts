@@ -62,6 +62,17 @@ const REJOIN_FIRST_MS = 1_000;
 const REJOIN_MAX_MS = 15_000;
 /** Leaving the group while the broker is away must not hold up the rejoin for kafkajs's own timeouts. */
 const LEAVE_TIMEOUT_MS = 5_000;
+/**
+ * A fetch that has not answered this long after its long-poll wait is taken as a lost connection (a
+ * request on a connection the broker dropped while restarting could otherwise wait for ever).
+ */
+const FETCH_STALL_MS = 30_000;
+/**
+ * Waiting this long for kafkajs to rejoin after it restarted itself (a crash it retries) means it is
+ * not coming back (seen after a broker restart): the member starts over with a fresh consumer. Longer
+ * than the group's rebalance timeout (60 s), so a slow but healthy rebalance is never cut short.
+ */
+const REJOIN_STALL_MS = 75_000;
 
 const COMMIT_RETRY_LATER = new Set([
   'REBALANCE_IN_PROGRESS',
@@ -126,6 +137,14 @@ class GroupMember {
   private generation = 0;
   private applied = 0;
   private rebalancing = false;
+  /** when the member last started waiting for an assignment (a rebalance or a restart of kafkajs's) */
+  private waitingSince = 0;
+  /**
+   * The group's leader (this member) assigned itself nothing. Right after a broker restart kafkajs can
+   * compute the assignment from metadata that lists no partitions yet, and every member then holds an
+   * empty assignment for good; see applyAssignment.
+   */
+  private emptyAsLeader = false;
   private fatal: Error | undefined;
   private wakers: (() => void)[] = [];
   private readonly wake = () => {
@@ -229,6 +248,7 @@ class GroupMember {
         );
         this.generation += 1;
         this.rebalancing = false;
+        this.emptyAsLeader = this.assignment.length === 0 && event.payload.isLeader;
       } catch (e) {
         this.fatal = toRacingError(e, `consume (group ${this.options.group}): pausing the assigned partitions`);
       }
@@ -236,14 +256,17 @@ class GroupMember {
     });
     consumer.on(REBALANCING, () => {
       if (!current()) return;
+      if (!this.rebalancing) this.waitingSince = Date.now();
       this.rebalancing = true;
       this.wake();
     });
     consumer.on(CRASH, (event: ConsumerCrashEvent) => {
       if (!current()) return;
       // A crash that kafkajs restarts from ends in a new join; until then nothing is delivered.
-      if (event.payload.restart) this.rebalancing = true;
-      else this.fatal = toRacingError(event.payload.error, `consume (group ${this.options.group})`);
+      if (event.payload.restart) {
+        if (!this.rebalancing) this.waitingSince = Date.now();
+        this.rebalancing = true;
+      } else this.fatal = toRacingError(event.payload.error, `consume (group ${this.options.group})`);
       this.wake();
     });
     await this.cluster.connect();
@@ -263,6 +286,13 @@ class GroupMember {
       if (this.fatal !== undefined) throw this.fatal;
       if (this.stopping()) return;
       if (this.generation === 0 || this.rebalancing) {
+        if (this.generation !== joinedBefore && Date.now() - this.waitingSince > REJOIN_STALL_MS) {
+          throw new RacingError(
+            'broker_unreachable',
+            `consume (group ${this.options.group}): no new assignment within ${REJOIN_STALL_MS} ms of a rebalance`,
+            { retriable: true },
+          );
+        }
         if (this.generation === joinedBefore && Date.now() > joinDeadline) {
           throw new RacingError(
             'broker_unreachable',
@@ -293,6 +323,18 @@ class GroupMember {
 
   private async applyAssignment(): Promise<void> {
     const generation = this.generation;
+    if (this.emptyAsLeader) {
+      const partitions = await Promise.all(this.topics.map(async (t) => (await this.deps.watermarks(t)).high.length));
+      if (partitions.some((n) => n > 0)) {
+        // Join again with a fresh client (and so fresh metadata): the rejoin path's backoff applies.
+        throw new RacingError(
+          'broker_unreachable',
+          `consume (group ${this.options.group}): the group's leader assigned no partition of ${this.topics.join(', ')}; ` +
+            'its metadata was incomplete (a broker restarting?)',
+          { retriable: true },
+        );
+      }
+    }
     const order = (tp: TopicPartition) => this.topics.indexOf(tp.topic);
     const assigned = [...this.assignment].sort((a, b) => order(a) - order(b) || a.partition - b.partition);
     const owned = new Set(assigned.map(keyOf));
@@ -416,11 +458,16 @@ class GroupMember {
   /** Fetches into the (empty) buffers of `states`; returns those whose position moved. */
   private async fill(states: readonly PartitionState[], maxWaitMs: number): Promise<Set<PartitionState>> {
     const generation = this.generation;
-    const fetched = await fetchPartitions(
-      this.cluster,
-      states.map((s) => ({ topic: s.topic, partition: s.partition, offset: s.fetchPos })),
-      { maxWaitMs, partitionMaxBytes: PARTITION_FETCH_BYTES },
-    );
+    const fetched = await withTimeout(
+      fetchPartitions(
+        this.cluster,
+        states.map((s) => ({ topic: s.topic, partition: s.partition, offset: s.fetchPos })),
+        { maxWaitMs, partitionMaxBytes: PARTITION_FETCH_BYTES },
+      ),
+      maxWaitMs + FETCH_STALL_MS,
+    ).catch((e: unknown) => {
+      throw toRacingError(e, `fetch (group ${this.options.group})`);
+    });
     const progressed = new Set<PartitionState>();
     if (generation !== this.generation) return progressed;
     for (const r of fetched) {
@@ -558,7 +605,10 @@ class GroupMember {
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    timer = setTimeout(
+      () => reject(new RacingError('broker_unreachable', `no answer within ${ms} ms`, { retriable: true })),
+      ms,
+    );
   });
   p.catch(() => undefined);
   return Promise.race([p, late]).finally(() => clearTimeout(timer));

@@ -4,7 +4,7 @@
  * waiting on conditions with deadlines.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -51,14 +51,21 @@ export class Fixture {
     const child = spawn(process.execPath, [...CLI, ...args], {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.children.push(child);
+    // stderr (progress, the URL) and stdout (the service's JSON log) in one buffer, for diagnostics.
     let stderr = '';
-    child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (c: string) => {
-      stderr = (stderr + c).slice(-200_000);
-    });
+    // RACING_FAULT_LOGS=dir keeps every child's whole output there (diagnosing a failed fault test).
+    const keep = process.env.RACING_FAULT_LOGS;
+    const file = keep ? join(keep, `${args[0]}-${child.pid}.log`) : undefined;
+    for (const stream of [child.stderr!, child.stdout!]) {
+      stream.setEncoding('utf8');
+      stream.on('data', (c: string) => {
+        stderr = (stderr + c).slice(-200_000);
+        if (file) appendFileSync(file, c);
+      });
+    }
     const url = await waitFor(
       `${args.join(' ')} to start`,
       () => {
@@ -73,6 +80,7 @@ export class Fixture {
 
   async cleanup(): Promise<void> {
     for (const c of this.children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    if (process.env.RACING_FAULT_LOGS) return; // kept with the logs for a look
     for (const d of this.dirs) rmSync(d, { recursive: true, force: true });
   }
 }
@@ -146,9 +154,7 @@ export async function getJson(url: string, timeoutMs = 5_000): Promise<{ status:
 }
 
 /** The readiness report of a service. */
-export async function readiness(
-  url: string,
-): Promise<{
+export async function readiness(url: string): Promise<{
   status: number;
   body: { ready: boolean; reasons: string[]; lag: Record<string, number>; log: { reachable: boolean } };
 }> {
