@@ -22,7 +22,7 @@
  * `bufferEvents` of them; a client that lets more pile up while its socket is full is sent `closing`
  * (slow_consumer) and disconnected; it can reconnect and catch up from the log.
  */
-import { Type } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { isId } from '../domain/ids.js';
@@ -42,7 +42,7 @@ import {
 import { API_KEY_HEADER } from './auth.js';
 import { invalidParam } from './errors.js';
 import { RACE_ID_PATTERN } from './race-routes.js';
-import { DateString } from './schemas.js';
+import { AnalyticsRowSchema, DateString } from './schemas.js';
 import { type Credentials, signedIn } from './session.js';
 
 export interface StreamConfig {
@@ -144,6 +144,58 @@ const StreamQuery = Type.Object({
     }),
   ),
 });
+
+const EventId = Type.String({
+  pattern: CHANGE_ID_PATTERN,
+  description: 'the position after this event: <epoch>-<seq>',
+});
+const Reason = (reasons: string[]) => Type.Union(reasons.map((r) => Type.Literal(r)));
+
+/** The data of each event (JSON), by event name. */
+export const STREAM_EVENT_DATA: Readonly<Record<string, TSchema>> = {
+  ready: Type.Object(
+    { resumed: Type.Boolean({ description: 'true when resuming after a Last-Event-ID' }), head: EventId },
+    { additionalProperties: false },
+  ),
+  upsert: AnalyticsRowSchema,
+  tombstone: Type.Object(
+    { raceId: Type.String({ pattern: RACE_ID_PATTERN }), horseId: Type.String() },
+    { additionalProperties: false },
+  ),
+  reset: Type.Object(
+    {
+      reason: Reason(['expired', 'unknown_epoch', 'ahead']),
+      detail: Type.String(),
+      lastEventId: Type.String({ description: 'the id that could not be resumed from' }),
+    },
+    { additionalProperties: false },
+  ),
+  position: Type.Object({}, { additionalProperties: false }),
+  closing: Type.Object(
+    {
+      reason: Reason(['slow_consumer', 'max_duration', 'shutdown', 'credentials_revoked', 'reset']),
+      detail: Type.String(),
+    },
+    { additionalProperties: false },
+  ),
+};
+
+/** One server-sent event as the OpenAPI document describes it (the fields of the event, data as JSON text). */
+export const StreamEventSchema = Type.Union(
+  Object.entries(STREAM_EVENT_DATA).map(([name, data]) =>
+    Type.Object({
+      event: Type.Literal(name),
+      id: EventId,
+      data: Type.String({ contentMediaType: 'application/json', contentSchema: data }),
+      retry: Type.Optional(Type.Integer({ minimum: 0, description: 'reconnection delay advised, ms (first event)' })),
+    }),
+  ),
+  {
+    description:
+      'each event of the text/event-stream: ready, upsert, tombstone, reset, position or closing, with its id and ' +
+      'its data as JSON (contentSchema)',
+  },
+);
 
 interface Filter {
   raceId?: string;
@@ -418,10 +470,7 @@ export function streamRoutes(deps: StreamDeps) {
           tags: ['analytics'],
           querystring: StreamQuery,
           response: {
-            200: Type.String({
-              description:
-                'an event stream (text/event-stream) of ready, upsert, tombstone, reset, position and closing events',
-            }),
+            200: StreamEventSchema,
           },
         },
       },
@@ -458,6 +507,11 @@ export function streamRoutes(deps: StreamDeps) {
           // idle keep-alive socket would hold up the server's close by its keep-alive timeout.
           connection: 'close',
         });
+        if (request.method === 'HEAD') {
+          // The headers a GET would get, and no stream.
+          raw.end();
+          return reply;
+        }
         const connection = new Connection(
           raw,
           deps.feed,

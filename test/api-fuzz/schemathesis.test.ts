@@ -42,7 +42,13 @@ describe('schemathesis against the served OpenAPI document', () => {
     python = await pythonEnv(SCHEMATHESIS_REQUIREMENTS);
     if (!python) return;
     served = await startServed({
-      env: { RATE_LIMIT_PER_MINUTE: '1000000', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000' },
+      // The change stream (GET /api/v1/stream/analytics) never ends by itself: closed after a second, each
+      // streamed answer is a complete response the fuzzer can check.
+      env: {
+        RATE_LIMIT_PER_MINUTE: '1000000',
+        PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
+        RACING_STREAM_MAX_CONNECTION_SECONDS: '1',
+      },
     });
     key = (
       JSON.parse((await served.racing(['keys', 'create', '--name', 'fuzzer', '--json'])).stdout) as { key: string }

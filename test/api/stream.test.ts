@@ -6,14 +6,17 @@
  * the same endpoint on the whole pipeline across a restart.
  */
 import { get as httpGet, type IncomingMessage } from 'node:http';
+import { FormatRegistry } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import { EventSource } from 'eventsource';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../api/app.js';
 import { apiConfig } from '../../api/config.js';
-import type { StreamConfig } from '../../api/stream-routes.js';
+import { STREAM_EVENT_DATA, type StreamConfig, StreamEventSchema } from '../../api/stream-routes.js';
 import type { AnalyticsRow } from '../../domain/avro-types.generated.js';
 import type { ViewEvent } from '../../domain/events.js';
+import { parseDate } from '../../domain/time.js';
 import { silentLogger } from '../../domain/logger.js';
 import { KeyStore } from '../../state/credentials/key-store.js';
 import { type ChangeRetention, changeId } from '../../state/read-model/change-log.js';
@@ -21,6 +24,10 @@ import { LevelReadModel } from '../../state/read-model/level-read-model.js';
 import { card, horse, race } from '../support/builders.js';
 import { makeRow } from '../support/fake-read-model.js';
 import { memoryStore } from '../support/memory-store.js';
+
+// TypeBox's Value.Check knows no formats by itself (Fastify's Ajv does); register the two the schemas use.
+FormatRegistry.Set('date', (v) => parseDate(v) !== undefined);
+FormatRegistry.Set('date-time', (v) => !Number.isNaN(Date.parse(v)));
 
 const decode = async (b: Buffer) => JSON.parse(b.toString('utf8')) as AnalyticsRow;
 const PATH = '/api/v1/stream/analytics';
@@ -102,6 +109,15 @@ interface Seen {
   type: string;
   id: string;
   data: Record<string, unknown>;
+  text: string;
+}
+
+/** Every event is what the OpenAPI document says: the event's fields, and its data against its own schema. */
+function conforms(e: Seen): boolean {
+  return (
+    Value.Check(StreamEventSchema, { event: e.type, id: e.id, data: e.text }) &&
+    Value.Check(STREAM_EVENT_DATA[e.type]!, JSON.parse(e.text))
+  );
 }
 
 const TYPES = ['ready', 'upsert', 'tombstone', 'reset', 'position', 'closing'];
@@ -131,7 +147,7 @@ function subscribe(
   });
   for (const type of TYPES) {
     source.addEventListener(type, (e) => {
-      events.push({ type, id: e.lastEventId, data: JSON.parse(e.data) as Record<string, unknown> });
+      events.push({ type, id: e.lastEventId, data: JSON.parse(e.data) as Record<string, unknown>, text: e.data });
     });
   }
   source.addEventListener('error', (e) => errors.push((e as unknown as { code?: number }).code ?? 0));
@@ -203,7 +219,7 @@ describe('GET /api/v1/stream/analytics', () => {
     const oneDay = subscribe(s, '?date=2024-05-11');
     await until('ready', () => [everything, oneRace, oneDay].every((c) => c.events.some((e) => e.type === 'ready')));
     const epoch = await s.epoch();
-    expect(everything.events[0]).toEqual({
+    expect(everything.events[0]).toMatchObject({
       type: 'ready',
       id: changeId(epoch, 0),
       data: { resumed: false, head: changeId(epoch, 0) },
@@ -225,6 +241,7 @@ describe('GET /api/v1/stream/analytics', () => {
     ]);
     expect(all.map((e) => e.id)).toEqual([1, 2, 3, 4].map((n) => changeId(epoch, n)));
     expect(all[3]!.data).toEqual({ raceId: race('R1'), horseId: horse('A') });
+    for (const e of everything.events) expect(conforms(e), JSON.stringify(e)).toBe(true);
     const served = (await (
       await fetch(`${s.url}/api/v1/races/${race('R2')}/analytics`, { headers: { 'X-Api-Key': s.key } })
     ).json()) as unknown[];
@@ -247,6 +264,10 @@ describe('GET /api/v1/stream/analytics', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('ratelimit-limit')).toBe('100000');
     await res.body?.cancel();
+    const head = await fetch(`${s.url}${PATH}`, { method: 'HEAD', headers: { 'X-Api-Key': s.key } });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    expect(await head.text()).toBe('');
 
     let wire = '';
     const quiet = subscribe(s, `?raceId=${race('R3')}`, { raw: (t) => (wire += t) });
@@ -257,7 +278,7 @@ describe('GET /api/v1/stream/analytics', () => {
     await until('two heartbeats', () => wire.split(': heartbeat\n\n').length > 2);
     expect(wire).toMatch(/^retry: 50\nevent: ready\n/);
     const epoch = await s.epoch();
-    expect(quiet.events.filter((e) => e.type === 'position').at(-1)).toEqual({
+    expect(quiet.events.filter((e) => e.type === 'position').at(-1)).toMatchObject({
       type: 'position',
       id: changeId(epoch, 2),
       data: {},
@@ -296,6 +317,7 @@ describe('GET /api/v1/stream/analytics', () => {
     ];
     const conns = cases.map(([id]) => subscribe(s, `?lastEventId=${id}`));
     await until('resets', () => conns.every((c) => c.events.length > 0));
+    for (const c of conns) expect(conforms(c.events[0]!)).toBe(true);
     cases.forEach(([id, reason], i) => {
       expect(conns[i]!.events[0]).toMatchObject({
         type: 'reset',
@@ -363,6 +385,7 @@ describe('GET /api/v1/stream/analytics', () => {
     await s.keys.revoke((await s.keys.verify(s.key))!.id);
     await until('revocation', () => revoked.events.some((e) => e.type === 'closing'));
     expect(revoked.events.at(-1)!.data).toMatchObject({ reason: 'credentials_revoked' });
+    expect(conforms(revoked.events.at(-1)!)).toBe(true);
     // the reconnect with the revoked key is refused: EventSource gives up on a 401
     await until('refused reconnect', () => revoked.errors.includes(401));
     expect(revoked.source.readyState).toBe(EventSource.CLOSED);

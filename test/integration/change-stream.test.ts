@@ -10,10 +10,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FormatRegistry } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import { EventSource } from 'eventsource';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../api/app.js';
+import { STREAM_EVENT_DATA, StreamEventSchema } from '../../api/stream-routes.js';
 import { serviceConfigFromEnv } from '../../cli/config.js';
 import { newBackground, startBackground } from '../../cli/commands/background.js';
 import { processAll } from '../../cli/commands/pipeline.js';
@@ -22,10 +25,13 @@ import type { RaceCard } from '../../domain/avro-types.generated.js';
 import type { PublishableEvent } from '../../domain/events.js';
 import { generateFeed } from '../../domain/generator/index.js';
 import { silentLogger } from '../../domain/logger.js';
+import { parseDate } from '../../domain/time.js';
 import { type Change, changeId } from '../../state/read-model/change-log.js';
 import { publishEvents } from '../../streams/publisher.js';
 
 const logger = silentLogger();
+FormatRegistry.Set('date', (v) => parseDate(v) !== undefined);
+FormatRegistry.Set('date-time', (v) => !Number.isNaN(Date.parse(v)));
 const RANGE = { from: '2024-05-01', to: '2024-05-14', seed: 7, scale: 0.3 };
 const PATH = '/api/v1/stream/analytics';
 
@@ -283,5 +289,10 @@ describe('the change stream across a service restart (embedded pipeline, eventso
     expect(got(day).length).toBeLessThan(got(all).length);
     expect(got(all).some(([id]) => seqOf(id as string) > beforeStop && seqOf(id as string) <= afterRestart)).toBe(true);
     for (const c of clients) expect(c.events.filter((e) => e.type === 'reset')).toEqual([]);
+    // every event is what the OpenAPI document describes
+    for (const e of clients.flatMap((c) => c.events)) {
+      expect(Value.Check(StreamEventSchema, { event: e.type, id: e.id, data: e.text }), e.text).toBe(true);
+      expect(Value.Check(STREAM_EVENT_DATA[e.type]!, e.data), e.text).toBe(true);
+    }
   }, 300_000);
 });
