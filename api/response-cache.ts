@@ -62,6 +62,9 @@ export class ResponseCache {
    * Sends the 200 JSON response for `key`, building it with `build` (whose value the route's response
    * schema serialises) when there is no current entry. Errors thrown by `build` reach the caller (and
    * every request waiting on the same build) and nothing is cached.
+   *
+   * Resolves to nothing rather than to the reply: a handler that returned the reply (a thenable) would
+   * make Fastify wait for the response to finish through stream listeners, a cost on every request.
    */
   send(
     request: FastifyRequest,
@@ -69,7 +72,7 @@ export class ResponseCache {
     key: string,
     build: () => Promise<unknown>,
     options: { static?: boolean } = {},
-  ): FastifyReply | Promise<FastifyReply> {
+  ): void | Promise<void> {
     const isStatic = options.static === true;
     // The hot path, without a promise: a current entry whose variant for this client is made.
     const current = this.#current(key, isStatic);
@@ -87,19 +90,22 @@ export class ResponseCache {
     key: string,
     build: () => Promise<unknown>,
     isStatic: boolean,
-  ): Promise<FastifyReply> {
+  ): Promise<void> {
     const entry = await this.#entry(reply, key, build, isStatic);
     const encoding = encodingFor(request, entry);
     const variant = encoding === 'identity' ? entry.identity : await this.#encoded(entry, encoding);
     return this.#reply(request, reply, variant, encoding);
   }
 
-  #reply(request: FastifyRequest, reply: FastifyReply, variant: Variant, encoding: Encoding): FastifyReply {
+  #reply(request: FastifyRequest, reply: FastifyReply, variant: Variant, encoding: Encoding): void {
     reply.header('etag', variant.etag);
     reply.header('vary', 'Accept-Encoding');
-    if (ifNoneMatchMatches(request.headers['if-none-match'], variant.etag)) return reply.code(304).send();
+    if (ifNoneMatchMatches(request.headers['if-none-match'], variant.etag)) {
+      reply.code(304).send();
+      return;
+    }
     if (encoding !== 'identity') reply.header('content-encoding', encoding);
-    return reply.type(JSON_TYPE).send(variant.body);
+    reply.type(JSON_TYPE).send(variant.body);
   }
 
   /** The entry for `key` if it is current (refreshing its recency), else undefined. */
