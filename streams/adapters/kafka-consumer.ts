@@ -548,12 +548,16 @@ class GroupMember {
     }
     if (entries.length === 0) return;
     try {
-      await this.consumer.commitOffsets(
-        entries.map(([key, offset]) => {
-          // Topic names cannot contain ':' (Kafka's legal names), so the last one separates the partition.
-          const sep = key.lastIndexOf(':');
-          return { topic: key.slice(0, sep), partition: Number(key.slice(sep + 1)), offset: String(offset) };
-        }),
+      // Bounded: a commit sent while kafkajs restarts itself after a broker restart can wait for ever.
+      await withTimeout(
+        this.consumer.commitOffsets(
+          entries.map(([key, offset]) => {
+            // Topic names cannot contain ':' (Kafka's legal names), so the last one separates the partition.
+            const sep = key.lastIndexOf(':');
+            return { topic: key.slice(0, sep), partition: Number(key.slice(sep + 1)), offset: String(offset) };
+          }),
+        ),
+        FETCH_STALL_MS,
       );
       for (const [key, offset] of entries) if (this.uncommitted.get(key) === offset) this.uncommitted.delete(key);
     } catch (e) {

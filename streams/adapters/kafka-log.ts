@@ -55,6 +55,8 @@ const CHUNK_PARTITION_BYTES = 512 * 1024;
 const CHUNK_REQUEST_BYTES = 4 * 1_048_576;
 const RECORD_OVERHEAD_BYTES = 32;
 const READ_MAX_FETCH_BYTES = 16 * 1_048_576;
+/** Longer than the producer's own retries (~25 s): a send still pending then is taken as lost. */
+const SEND_TIMEOUT_MS = 60_000;
 
 /**
  * Connects to the brokers and returns the log. Fails with RacingError `broker_unreachable` (retriable)
@@ -239,11 +241,20 @@ class KafkaLogAdapter implements KafkaLog {
       this.assertOpen();
       const producer = await this.currentProducer();
       try {
-        for (const chunk of chunkBySize(messages)) await producer.send({ topic, messages: chunk, acks: -1 });
+        for (const chunk of chunkBySize(messages)) {
+          // Bounded: after a broker restart a send on the old connection can stay unanswered for ever,
+          // and the processor's batch (and everything queued behind it) with it.
+          await withDeadline(producer.send({ topic, messages: chunk, acks: -1 }), SEND_TIMEOUT_MS);
+        }
       } catch (e) {
         this.producer = undefined;
         producer.disconnect().catch(() => undefined);
-        throw toRacingError(e, `produce to ${topic}`, { topic });
+        const error = toRacingError(e, `produce to ${topic}`, { topic });
+        // A send that timed out is as retriable as a broker that refused the connection.
+        if (/no answer within/.test(error.message) && !error.retriable) {
+          throw new RacingError('broker_unreachable', error.message, { cause: e, retriable: true, details: { topic } });
+        }
+        throw error;
       }
     });
   }
