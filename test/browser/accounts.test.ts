@@ -95,7 +95,9 @@ describe('accounts in a browser', () => {
     expect(key).toMatch(/^rk_[A-Za-z0-9_-]{43}$/);
     await page.getByRole('button', { name: 'Copy' }).click();
     await expect(page.getByRole('button', { name: 'Copied' }).count()).resolves.toBe(1);
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+    // the callback runs in the page; the test's TypeScript has no DOM types, so the page's global is typed inline
+    type PageGlobal = { navigator: { clipboard: { readText(): Promise<string> } } };
+    expect(await page.evaluate(() => (globalThis as unknown as PageGlobal).navigator.clipboard.readText())).toBe(key);
 
     // 6. Use the key as curl would: no browser, no cookie, just the header.
     expect((await api('/api/v1/races')).status).toBe(401);
@@ -134,7 +136,7 @@ describe('accounts in a browser', () => {
 
     // ...and so is our own form with a tampered token.
     await page.locator('form[action="/account/keys"] input[name="csrf"]').evaluate((el) => {
-      (el as HTMLInputElement).value = 'tampered';
+      (el as unknown as { value: string }).value = 'tampered';
     });
     await page.getByLabel('Key name').fill('tampered');
     await page.getByRole('button', { name: 'Create key' }).click();
