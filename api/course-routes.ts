@@ -258,7 +258,7 @@ export function courseRoutes(readModel: ReadModel, clock: () => number, cache: R
           description:
             'Identity, layout, dated surface history, the surface periods in force on asOf (default today, UTC) and the ' +
             'topology block. The version served is the latest published before the end of asOf (UTC), else the ' +
-            "earliest. asOf before the first day of the course's surface history is 400 (the profile holds nothing earlier).",
+            "earliest. Before the first day of the course's surface history no surface is in force (surfaceInForce []).",
           tags: ['courses'],
           params: CourseIdParams,
           querystring: Type.Object({ asOf: Type.Optional(DateString) }),
@@ -267,30 +267,13 @@ export function courseRoutes(readModel: ReadModel, clock: () => number, cache: R
       },
       async (request, reply) => {
         const courseId = courseIdParam(request.params.courseId);
-        const given = request.query.asOf;
-        const asOf = given ?? utcDate(clock());
+        const asOf = request.query.asOf ?? utcDate(clock());
         dateParam('asOf', asOf);
-        return cache.send(
-          request,
-          reply,
-          `course:${courseId}:${asOf}:${given === undefined ? 'today' : 'given'}`,
-          async () => {
-            const r = await readModel.course(courseId, asOf);
-            if (!r) throw new RacingError('not_found', `no course ${courseId}`);
-            const first = r.version.surfaceHistory.reduce<string | undefined>(
-              (min, p) => (min === undefined || p.from < min ? p.from : min),
-              undefined,
-            );
-            if (given !== undefined && first !== undefined && asOf < first) {
-              throw invalidParam(
-                'query',
-                'asOf',
-                `must be on or after ${first}, the first day of the course's surface history (the profile holds nothing earlier)`,
-              );
-            }
-            return courseProfile(r, asOf);
-          },
-        );
+        return cache.send(request, reply, `course:${courseId}:${asOf}`, async () => {
+          const r = await readModel.course(courseId, asOf);
+          if (!r) throw new RacingError('not_found', `no course ${courseId}`);
+          return courseProfile(r, asOf);
+        });
       },
     );
 

@@ -183,7 +183,9 @@ export const CourseProfileSchema = Type.Object(
     surfaceKind: SurfaceKind,
     surfaceHistory: Type.Array(SurfacePeriodSchema, { description: 'ascending by from' }),
     surfaceInForce: Type.Array(SurfacePeriodSchema, {
-      description: 'per surface, the period in force on asOf (two when turf and AW race side by side), by surface',
+      description:
+        'per surface, the period in force on asOf (two when turf and AW race side by side), by surface; [] before the ' +
+        'first day of the surface history (the profile holds nothing earlier)',
     }),
     hasMeasuredTopology: Type.Boolean(),
     topology: Nullable(CourseTopologySchema),

@@ -21,6 +21,7 @@ import { startServer } from '../api/server.js';
 import { newBackground, operationsOf } from '../cli/commands/background.js';
 import { serviceConfigFromEnv } from '../cli/config.js';
 import { openRuntime } from '../cli/runtime.js';
+import { addDays } from '../domain/time.js';
 
 const [mode, ...args] = process.argv.slice(2);
 let close: () => Promise<void>;
@@ -53,7 +54,17 @@ if (mode === 'service') {
     logger,
   });
   const url = await startServer(app, { host: '127.0.0.1', port: 0 });
-  const paths = { analytics: `/api/v1/races/${raceId}/analytics`, racesOnDate: `/api/v1/races?date=${busiest.date}` };
+  // The course endpoints: the busiest race's course, its snapshots of the 366 days up to the last race day.
+  const courseId = (await rt.view.race(raceId))!.courseId;
+  const lastDay = days.reduce((d, x) => (x.date > d ? x.date : d), busiest.date);
+  const paths = {
+    analytics: `/api/v1/races/${raceId}/analytics`,
+    racesOnDate: `/api/v1/races?date=${busiest.date}`,
+    courses: '/api/v1/courses',
+    courseProfile: `/api/v1/courses/${courseId}?asOf=${busiest.date}`,
+    courseSnapshots: `/api/v1/courses/${courseId}/analytics?from=${addDays(lastDay, -365)}&to=${lastDay}`,
+    openTopology: '/api/v1/open-data/course-topology',
+  };
   const bytes: Record<string, number> = {};
   for (const [name, path] of Object.entries(paths)) {
     const res = await fetch(url + path, { headers: { 'x-api-key': key } });

@@ -1,7 +1,8 @@
 /**
  * API throughput against what Fastify itself can do on the same machine: autocannon loads (a) a bare
- * Fastify route that returns the same bytes and (b) the service, for GET /races/{id}/analytics and
- * GET /races?date, and prints requests per second, p99 latency and the ratio service/bare.
+ * Fastify route that returns the same bytes and (b) the service, for GET /races/{id}/analytics,
+ * GET /races?date and the course endpoints (GET /courses, /courses/{id}?asOf, /courses/{id}/analytics,
+ * /open-data/course-topology), and prints requests per second, p99 latency and the ratio service/bare.
  * Target: ratio >= 0.7 and p99 < 10 ms at 32 connections.
  *
  *   npm run bench:api [-- --data-dir DIR] [--duration 10] [--connections 32] [--rounds 2]
@@ -65,8 +66,13 @@ async function startChild(args: string[]): Promise<Child> {
   const lines: Interface = createInterface({ input: child.stdout! });
   const next = () =>
     new Promise<string>((resolve, reject) => {
-      lines.once('line', resolve);
-      child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+      // One exit listener per pending line, removed once the line comes (six paths exceed the default ten).
+      const exited = (code: number | null) => reject(new Error(`bench server exited with ${code}`));
+      child.once('exit', exited);
+      lines.once('line', (line) => {
+        child.off('exit', exited);
+        resolve(line);
+      });
     });
   const first = JSON.parse(await next()) as Record<string, unknown>;
   return {
@@ -88,7 +94,7 @@ const service = await startChild(['service', dataDir]);
 const setup = service.first as {
   url: string;
   key: string;
-  paths: Record<'analytics' | 'racesOnDate', string>;
+  paths: Record<string, string>;
   bytes: Record<string, number>;
   rows: number;
   date: string;
@@ -133,8 +139,7 @@ function mean(runs: readonly Figures[]): Figures {
 }
 
 const results: Record<string, unknown> = {};
-for (const name of ['analytics', 'racesOnDate'] as const) {
-  const path = setup.paths[name];
+for (const [name, path] of Object.entries(setup.paths)) {
   const bareRuns: Figures[] = [];
   const serviceRuns: Figures[] = [];
   for (let i = 0; i < rounds; i++) {

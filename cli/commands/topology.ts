@@ -4,13 +4,8 @@
  * with its .prj, .hgt, GeoTIFF, or zips of them) and measures one topology block per course line
  * (domain/topology, docs/topology.md). This module only reads files; it publishes nothing.
  *
- * Left to wire (deliberately not done here):
- * - cli/racing.ts: parse the `topology build` arguments above and call topologyBuild;
- * - publishing: a new Course version per result, the course's current record with `topology` set to
- *   the result's `topology` (already in the Course v2 schema's CourseTopology shape), through
- *   streams/publisher.ts;
- * - the generator: the demo courses' records get `courseTopologyOf(m.block, m.line)` with
- *   `m = generatedMeasurement(course)` (it takes the list's shape and circuit length when present).
+ * The command line (`racing topology build`) and the publishing of a new Course version with the
+ * block are in cli/commands/topology-build.ts and streams/course-versions.ts.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';

@@ -216,12 +216,12 @@ describe('GET /api/v1/courses/{courseId}', () => {
     expect(body['layout'].direction).toBe('unknown');
   });
 
-  it('400 for asOf before the first day of the surface history, naming asOf and that day', async () => {
-    const res = await h.get(`/api/v1/courses/${WOLVES}?asOf=1993-12-26`, h.key);
-    expect(res.statusCode).toBe(400);
-    const p = problemOf(res);
-    expect(p).toMatchObject({ code: 'validation_failed', errors: [{ in: 'query', name: 'asOf' }] });
-    expect(p['detail']).toContain('1993-12-27');
+  it('before the first day of the surface history: the profile, with no surface in force (not a 400)', async () => {
+    expect(await surfaces('1993-12-26')).toEqual(['2010-01-01T00:00:00.000Z', '']);
+    expect(await surfaces('1000-01-01')).toEqual(['2010-01-01T00:00:00.000Z', '']);
+    const body = (await h.get(`/api/v1/courses/${WOLVES}?asOf=1993-12-26`, h.key)).json() as Body;
+    expect(body['surfaceInForce']).toEqual([]);
+    expect(body['surfaceHistory']).toHaveLength(2);
     expect(await surfaces('1993-12-27')).toEqual(['2010-01-01T00:00:00.000Z', 'Fibresand']);
   });
 
