@@ -192,7 +192,7 @@ export function installOperations(app: FastifyInstance, deps: OperationsDeps): v
   app.get(
     READY_PATH,
     {
-      config: { access: 'public' },
+      config: { access: 'public', problems: { 503: 'not_ready, with the same report' } },
       schema: {
         summary: 'Readiness: caught up with the input and able to reach the log (no key)',
         description:
@@ -200,6 +200,14 @@ export function installOperations(app: FastifyInstance, deps: OperationsDeps): v
           'the configured number of records behind, the processor is making progress and no background task is ' +
           'restarting. 503 application/problem+json (code not_ready) with the same report otherwise.',
         tags: ['meta'],
+        response: {
+          200: Type.Object(
+            { status: Type.Literal('ready'), ready: Type.Literal(true) },
+            { additionalProperties: true, description: 'the readiness report' },
+          ),
+          // Sent as application/problem+json (documented by config.problems); any object, as built.
+          503: Type.Object({}, { additionalProperties: true }),
+        },
       },
     },
     async (request, reply) => {

@@ -17,6 +17,8 @@ declare module 'fastify' {
     produces?: string;
     /** JSON schema of one line of an NDJSON response (documentation only). */
     lineSchema?: TSchema;
+    /** Further problem+json responses the route sends, by status, with what they mean (documentation only). */
+    problems?: Readonly<Record<string, string>>;
   }
   interface FastifySchema {
     summary?: string;
@@ -32,6 +34,7 @@ interface RouteEntry {
   access: Access;
   produces: string | undefined;
   lineSchema: TSchema | undefined;
+  problems: Readonly<Record<string, string>>;
 }
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -41,7 +44,12 @@ export function collectRoutes(app: FastifyInstance): RouteEntry[] {
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', (opts: RouteOptions) => {
     const methods = Array.isArray(opts.method) ? opts.method : [opts.method];
-    const config = (opts.config ?? {}) as { access?: Access; produces?: string; lineSchema?: TSchema };
+    const config = (opts.config ?? {}) as {
+      access?: Access;
+      produces?: string;
+      lineSchema?: TSchema;
+      problems?: Readonly<Record<string, string>>;
+    };
     // The account pages are a website for people, not part of the API the document describes.
     if (config.access === 'page') return;
     for (const method of methods) {
@@ -53,6 +61,7 @@ export function collectRoutes(app: FastifyInstance): RouteEntry[] {
         access: config.access ?? 'public',
         produces: config.produces,
         lineSchema: config.lineSchema,
+        problems: config.problems ?? {},
       });
     }
   });
@@ -164,6 +173,7 @@ export function buildOpenApi(
     if (s['params'] !== undefined) responses['404'] = problemResponse('not_found');
     if (r.access === 'key' || r.access === 'public')
       responses['429'] = problemResponse('rate_limited (see Retry-After)');
+    for (const [status, description] of Object.entries(r.problems)) responses[status] = problemResponse(description);
     responses['500'] = problemResponse('internal error');
     op['responses'] = responses;
     paths[path] ??= {};
