@@ -17,25 +17,30 @@
  * log's subscription gives the moment the view applied them (durable and readable), and the stream's
  * onWritten hook the moment they were written to the client's socket.
  *
+ * The service code runs compiled, from dist/ (the npm script builds it), as `npm start` runs it;
+ * `--source` runs the TypeScript sources through tsx instead.
+ *
  *   npm run bench:latency -- [--modes embedded,kafka] [--results 250] [--warmup 10] [--from 2024-03-01]
  *                            [--to 2024-04-30] [--scale 1] [--seed 3] [--partitions 4]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EventSource } from 'eventsource';
-import { buildApp } from '../api/app.js';
-import { serviceConfigFromEnv } from '../cli/config.js';
-import { newBackground, startBackground } from '../cli/commands/background.js';
-import { processAll } from '../cli/commands/pipeline.js';
-import { openKafkaLog, openRuntime, type Runtime } from '../cli/runtime.js';
+import type * as AppModule from '../api/app.js';
+import type * as ConfigModule from '../cli/config.js';
+import type * as BackgroundModule from '../cli/commands/background.js';
+import type * as PipelineModule from '../cli/commands/pipeline.js';
+import type * as RuntimeModule from '../cli/runtime.js';
+import type * as GeneratorModule from '../domain/generator/index.js';
+import type * as LoggerModule from '../domain/logger.js';
+import type * as PublisherModule from '../streams/publisher.js';
+import type * as RegistryModule from '../streams/registry-server/index.js';
+import type { Runtime } from '../cli/runtime.js';
 import type { PublishableEvent } from '../domain/events.js';
-import { generateFeed } from '../domain/generator/index.js';
-import { createLogger } from '../domain/logger.js';
-import { publishEvents } from '../streams/publisher.js';
 import type { ConsumeOptions, LogBatch, LogPort, OutRecord } from '../streams/log-port.js';
-import { buildRegistryServer, createLogSchemaStore, startRegistryServer } from '../streams/registry-server/index.js';
 
 const { values } = parseArgs({
   options: {
@@ -49,8 +54,28 @@ const { values } = parseArgs({
     partitions: { type: 'string', default: '4' },
     gap: { type: 'string', default: '20' },
     settle: { type: 'string', default: '15' },
+    /** write a CPU profile of the live phase (after the history) to <profile>-<mode>.cpuprofile */
+    profile: { type: 'string' },
+    /** run the TypeScript sources through tsx instead of the compiled dist/ (`npm run build`), as served */
+    source: { type: 'boolean', default: false },
   },
 });
+
+// The service as `npm start` runs it: compiled JavaScript from dist/ (the npm script builds it first);
+// under tsx the sources carry esbuild's per-closure name helpers, a few % of CPU on the hot paths.
+const base = values.source ? '..' : '../dist';
+const load = <T>(path: string): Promise<T> => import(`${base}/${path}`) as Promise<T>;
+const { buildApp } = await load<typeof AppModule>('api/app.js');
+const { serviceConfigFromEnv } = await load<typeof ConfigModule>('cli/config.js');
+const { newBackground, startBackground } = await load<typeof BackgroundModule>('cli/commands/background.js');
+const { processAll } = await load<typeof PipelineModule>('cli/commands/pipeline.js');
+const { openKafkaLog, openRuntime } = await load<typeof RuntimeModule>('cli/runtime.js');
+const { generateFeed } = await load<typeof GeneratorModule>('domain/generator/index.js');
+const { createLogger } = await load<typeof LoggerModule>('domain/logger.js');
+const { publishEvents } = await load<typeof PublisherModule>('streams/publisher.js');
+const { buildRegistryServer, createLogSchemaStore, startRegistryServer } = await load<typeof RegistryModule>(
+  'streams/registry-server/index.js',
+);
 const N = Number(values.results);
 const WARMUP = Number(values.warmup);
 const GAP_MS = Number(values.gap);
@@ -59,26 +84,43 @@ const SETTLE_S = Number(values.settle);
 const logger = createLogger({ level: 'warn' });
 const now = () => performance.now();
 
-/** The moments of one result's journey (performance.now() ms); absent when not seen. */
+/** Where a result is on its way, in order. */
+type Stage =
+  | 'publish'
+  | 'produceAck'
+  | 'processorBatch'
+  | 'rowsProduce'
+  | 'rowsAck'
+  | 'viewBatch'
+  | 'viewApplied'
+  | 'sseWritten'
+  | 'pushed'
+  | 'served';
+/** CPU time this process has used (all its threads: main, libuv, LevelDB), ms. */
+const cpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/** One result's journey: the moment (performance.now() ms) and the process CPU time at each stage reached. */
 interface Trace {
   raceId: string;
   runners: Set<string>;
-  publish: number;
-  produceAck?: number;
-  processorBatch?: number;
-  rowsProduce?: number;
-  rowsAck?: number;
-  viewBatch?: number;
-  viewApplied?: number;
-  sseWritten?: number;
-  pushed?: number;
-  served?: number;
+  at: Partial<Record<Stage, number>>;
+  cpu: Partial<Record<Stage, number>>;
   /** rows (and tombstones) the processor produced in the batch holding the result */
   rowsInBatch?: number;
   /** final rows of the race seen at each step */
   applied: Set<string>;
   written: Set<string>;
   received: Set<string>;
+}
+
+/** Marks a stage the first time it is reached. */
+function mark(t: Trace, stage: Stage): void {
+  if (t.at[stage] !== undefined) return;
+  t.at[stage] = now();
+  t.cpu[stage] = cpu();
 }
 
 /** The trace of the race being measured (one at a time). */
@@ -94,12 +136,12 @@ function traced(log: LogPort, rt: Runtime): LogPort {
     async produce(topic: string, records: readonly OutRecord[]) {
       const c = current;
       const mine = c !== undefined && topic === t.analytics && records.some((r) => raceOf(r.key) === c.raceId);
-      if (mine && c.rowsProduce === undefined) {
-        c.rowsProduce = now();
+      if (mine && c.at.rowsProduce === undefined) {
+        mark(c, 'rowsProduce');
         c.rowsInBatch = records.length;
       }
       await log.produce(topic, records);
-      if (mine && c.rowsAck === undefined) c.rowsAck = now();
+      if (mine) mark(c, 'rowsAck');
     },
     endOffsets: (topic) => log.endOffsets(topic),
     startOffsets: (topic) => log.startOffsets(topic),
@@ -110,12 +152,9 @@ function traced(log: LogPort, rt: Runtime): LogPort {
       return log.consume(options, (batch) => {
         const c = current;
         if (c !== undefined) {
-          const at = now();
           for (const r of batch.records) {
-            if (role === 'processor' && c.processorBatch === undefined && r.topic === t.results && r.key === c.raceId)
-              c.processorBatch = at;
-            if (role === 'view' && c.viewBatch === undefined && r.topic === t.analytics && raceOf(r.key) === c.raceId)
-              c.viewBatch = at;
+            if (role === 'processor' && r.topic === t.results && r.key === c.raceId) mark(c, 'processorBatch');
+            if (role === 'view' && r.topic === t.analytics && raceOf(r.key) === c.raceId) mark(c, 'viewBatch');
           }
         }
         return handler(batch);
@@ -220,7 +259,7 @@ async function measure(mode: 'embedded' | 'kafka', env: Record<string, string>) 
           const c = current;
           if (!c) return;
           for (const ch of changes) if (ch.raceId === c.raceId && ch.value !== null) c.written.add(ch.horseId);
-          if (c.sseWritten === undefined && [...c.runners].every((h) => c.written.has(h))) c.sseWritten = now();
+          if ([...c.runners].every((h) => c.written.has(h))) mark(c, 'sseWritten');
         },
       },
     });
@@ -238,11 +277,14 @@ async function measure(mode: 'embedded' | 'kafka', env: Record<string, string>) 
     source.addEventListener('upsert', (e) => {
       const c = current;
       if (!c) return;
+      // A row's JSON starts with its raceId (the schema's first field): parse only the measured race's rows,
+      // so the client's own work on the other races' rows stays out of the figures as far as it can.
+      if (!e.data.startsWith(`{"raceId":"${c.raceId}"`)) return;
       const row = JSON.parse(e.data) as { raceId: string; horseId: string; status: string };
       if (row.raceId !== c.raceId || row.status !== 'final') return;
       c.received.add(row.horseId);
-      if (c.pushed === undefined && [...c.runners].every((h) => c.received.has(h))) {
-        c.pushed = now();
+      if (c.at.pushed === undefined && [...c.runners].every((h) => c.received.has(h))) {
+        mark(c, 'pushed');
         onComplete?.();
       }
     });
@@ -258,6 +300,7 @@ async function measure(mode: 'embedded' | 'kafka', env: Record<string, string>) 
     });
 
     const traces: Trace[] = [];
+    const profiler = values.profile ? await startProfile() : undefined;
     for (const result of live) {
       const raceId = result.value.raceId;
       const before = (await (await fetch(`${url}/api/v1/races/${raceId}/analytics`, { headers })).json()) as {
@@ -265,14 +308,22 @@ async function measure(mode: 'embedded' | 'kafka', env: Record<string, string>) 
       }[];
       const runners = new Set(before.map((r) => r.horseId));
       if (runners.size === 0) continue;
-      const trace: Trace = { raceId, runners, publish: 0, applied: new Set(), written: new Set(), received: new Set() };
+      const trace: Trace = {
+        raceId,
+        runners,
+        at: {},
+        cpu: {},
+        applied: new Set(),
+        written: new Set(),
+        received: new Set(),
+      };
       const pushed = new Promise<void>((resolve) => (onComplete = resolve));
       current = trace;
-      trace.publish = now();
+      mark(trace, 'publish');
       await publisher.produce(rt.topics.results, [
         { key: raceId, value: rt.codecs.result.encode(result.value), timestamp: result.publishedAt },
       ]);
-      trace.produceAck = now();
+      mark(trace, 'produceAck');
       const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 30_000).unref());
       if ((await Promise.race([pushed, timeout])) === 'timeout') throw new Error(`no final rows for ${raceId} in 30 s`);
       // served: the GET that follows the push, again until every row is final (it is at once: the view
@@ -284,37 +335,40 @@ async function measure(mode: 'embedded' | 'kafka', env: Record<string, string>) 
         }[];
         if ([...runners].every((h) => rowsNow.some((r) => r.horseId === h && r.status === 'final'))) break;
       }
-      trace.served = now();
+      mark(trace, 'served');
       current = undefined;
       onComplete = undefined;
       traces.push(trace);
       await new Promise((r) => setTimeout(r, GAP_MS));
     }
 
+    if (profiler) writeFileSync(`${values.profile}-${mode}.cpuprofile`, JSON.stringify(await profiler.stop()));
     const measured = traces.slice(WARMUP);
-    const d = (a: keyof Trace, b: keyof Trace) =>
+    const between = (kind: 'at' | 'cpu', a: Stage, b: Stage) =>
       measured.flatMap((t) => {
-        const x = t[a] as number | undefined;
-        const y = t[b] as number | undefined;
+        const x = t[kind][a];
+        const y = t[kind][b];
         return x !== undefined && y !== undefined ? [y - x] : [];
       });
+    /** wall time, and the CPU time the process used meanwhile (what it would take on an idle machine, roughly) */
+    const both = (a: Stage, b: Stage) => ({ wall: stats(between('at', a, b)), cpu: stats(between('cpu', a, b)) });
     return {
       mode,
       history: { races, rows, seconds: r1(historySeconds) },
       results: measured.length,
       rowsPerResult: stats(measured.map((t) => t.rowsInBatch ?? 0)),
-      pushMs: stats(d('publish', 'pushed')),
-      servedMs: stats(d('publish', 'served')),
+      pushMs: both('publish', 'pushed'),
+      servedMs: both('publish', 'served'),
       breakdownMs: {
-        '1 produce acknowledged': stats(d('publish', 'produceAck')),
-        '2 processor batch starts': stats(d('produceAck', 'processorBatch')),
-        '3 engine: rows computed': stats(d('processorBatch', 'rowsProduce')),
-        '4 rows produce acknowledged': stats(d('rowsProduce', 'rowsAck')),
-        '5 view batch starts': stats(d('rowsAck', 'viewBatch')),
-        '6 view applied (durable, readable)': stats(d('viewBatch', 'viewApplied')),
-        '7 written to the SSE socket': stats(d('viewApplied', 'sseWritten')),
-        '8 received by the SSE client': stats(d('sseWritten', 'pushed')),
-        '9 GET /races/{id}/analytics answered': stats(d('pushed', 'served')),
+        '1 produce acknowledged': both('publish', 'produceAck'),
+        '2 processor batch starts': both('produceAck', 'processorBatch'),
+        '3 engine: rows computed': both('processorBatch', 'rowsProduce'),
+        '4 rows produce acknowledged': both('rowsProduce', 'rowsAck'),
+        '5 view batch starts': both('rowsAck', 'viewBatch'),
+        '6 view applied (durable, readable)': both('viewBatch', 'viewApplied'),
+        '7 written to the SSE socket': both('viewApplied', 'sseWritten'),
+        '8 received by the SSE client': both('sseWritten', 'pushed'),
+        '9 GET /races/{id}/analytics answered': both('pushed', 'served'),
       },
     };
   } finally {
@@ -330,13 +384,14 @@ function watchView(rt: Runtime): { unsubscribe: () => void } {
     const c = current;
     if (!c) return;
     for (const ch of changes) if (ch.raceId === c.raceId && ch.value !== null) c.applied.add(ch.horseId);
-    if (c.viewApplied === undefined && [...c.runners].every((h) => c.applied.has(h))) c.viewApplied = now();
+    if ([...c.runners].every((h) => c.applied.has(h))) mark(c, 'viewApplied');
   });
   return { unsubscribe };
 }
 
 const modes = values.modes!.split(',').map((m) => m.trim());
 const out: unknown[] = [];
+console.log(`load average at the start: ${loadAverage().join(' ')}`);
 let kafka: { stop(): Promise<void>; brokers: string } | undefined;
 let registry: { url: string; close(): Promise<void> } | undefined;
 try {
@@ -373,26 +428,43 @@ try {
 function summary(results: Awaited<ReturnType<typeof measure>>[]): string {
   const lines = [
     `load average at the end: ${loadAverage().join(' ')}`,
-    '| mode | results | rows per result (p50) | push p50 / p99 ms | served p50 / p99 ms |',
-    '|---|---|---|---|---|',
+    '| mode | results | rows per result (p50) | push p50 / p99 ms | served p50 / p99 ms | push CPU p50 / p99 ms |',
+    '|---|---|---|---|---|---|',
   ];
   for (const r of results)
     lines.push(
-      `| ${r.mode} | ${r.results} | ${r.rowsPerResult.p50} | ${r.pushMs.p50} / ${r.pushMs.p99} | ${r.servedMs.p50} / ${r.servedMs.p99} |`,
+      `| ${r.mode} | ${r.results} | ${r.rowsPerResult.p50} | ${r.pushMs.wall.p50} / ${r.pushMs.wall.p99} | ` +
+        `${r.servedMs.wall.p50} / ${r.servedMs.wall.p99} | ${r.pushMs.cpu.p50} / ${r.pushMs.cpu.p99} |`,
     );
   lines.push(
     '',
-    `| stage (p50 / p99 ms) | ${results.map((r) => r.mode).join(' | ')} |`,
+    `| stage: wall p50 / p99 (CPU p50) ms | ${results.map((r) => r.mode).join(' | ')} |`,
     `|---|${results.map(() => '---|').join('')}`,
   );
   for (const stage of Object.keys(results[0]?.breakdownMs ?? {})) {
     const cells = results.map((r) => {
       const s = r.breakdownMs[stage as keyof typeof r.breakdownMs];
-      return `${s.p50} / ${s.p99}`;
+      return `${s.wall.p50} / ${s.wall.p99} (${s.cpu.p50})`;
     });
     lines.push(`| ${stage} | ${cells.join(' | ')} |`);
   }
   return lines.join('\n');
+}
+
+/** The V8 CPU profiler over this process's main thread, from now until stop(). */
+async function startProfile(): Promise<{ stop(): Promise<unknown> }> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 500 });
+  await session.post('Profiler.start');
+  return {
+    async stop() {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      return profile;
+    },
+  };
 }
 
 function loadAverage(): string[] {
