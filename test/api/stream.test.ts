@@ -18,12 +18,15 @@ import type { AnalyticsRow } from '../../domain/avro-types.generated.js';
 import type { ViewEvent } from '../../domain/events.js';
 import { parseDate } from '../../domain/time.js';
 import { silentLogger } from '../../domain/logger.js';
+import { AccountStore } from '../../state/credentials/account-store.js';
 import { KeyStore } from '../../state/credentials/key-store.js';
+import { SessionStore } from '../../state/credentials/session-store.js';
 import { type ChangeRetention, changeId } from '../../state/read-model/change-log.js';
 import { LevelReadModel } from '../../state/read-model/level-read-model.js';
 import { card, horse, race } from '../support/builders.js';
 import { makeRow } from '../support/fake-read-model.js';
 import { memoryStore } from '../support/memory-store.js';
+import { cheapHash } from './harness.js';
 
 // TypeBox's Value.Check knows no formats by itself (Fastify's Ajv does); register the two the schemas use.
 FormatRegistry.Set('date', (v) => parseDate(v) !== undefined);
@@ -37,6 +40,8 @@ interface Served {
   url: string;
   model: LevelReadModel;
   keys: KeyStore;
+  accounts: AccountStore;
+  sessions: SessionStore;
   key: string;
   epoch: () => Promise<string>;
   offset: number;
@@ -60,10 +65,14 @@ async function serve(stream: Partial<StreamConfig> = {}, retention?: ChangeReten
   await model.changes.retain();
   const keys = new KeyStore(store.sub('keys/'));
   const { key } = await keys.create('stream test');
+  const accounts = new AccountStore(store.sub('accounts/'), { hash: cheapHash });
+  const sessions = new SessionStore(store.sub('sessions/'));
   const app = buildApp({
     readModel: model,
     changes: model.changes,
     keys,
+    accounts,
+    sessions,
     config: apiConfig({ rateLimit: { requestsPerMinute: 100_000, perAddressPerMinute: 100_000 } }),
     logger: silentLogger(),
     stream: { heartbeatMs: 100, retryMs: 50, ...stream },
@@ -74,6 +83,8 @@ async function serve(stream: Partial<StreamConfig> = {}, retention?: ChangeReten
     url,
     model,
     keys,
+    accounts,
+    sessions,
     key,
     offset: 0,
     epoch: async () => (await model.changes.position()).epoch,
@@ -196,7 +207,7 @@ describe('GET /api/v1/stream/analytics', () => {
       paths: Record<string, Record<string, Record<string, unknown>>>;
     };
     const op = doc.paths[PATH]!['get']!;
-    expect(op['security']).toEqual([{ ApiKey: [] }]);
+    expect(op['security']).toEqual([{ ApiKey: [] }, { Session: [] }]);
     expect((op['parameters'] as { name: string }[]).map((p) => p.name).sort()).toEqual([
       'date',
       'lastEventId',
@@ -370,6 +381,33 @@ describe('GET /api/v1/stream/analytics', () => {
       Array.from({ length: 1000 - got.length }, (_, i) => got.length + i + 1),
     );
   }, 60_000);
+
+  it('streams to a signed-in session of an account with access, and closes when the session ends', async () => {
+    const s = await serve({ heartbeatMs: 50 });
+    const account = (await s.accounts.create('stream@example.com', 'a long enough password'))!;
+    const { token } = await s.sessions.create(account.id);
+    const cookie = { Cookie: `racing_session=${token}` };
+    // no access yet: 403, as on every data endpoint
+    const refused = await fetch(`${s.url}${PATH}`, { headers: cookie });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { code: string }).code).toBe('access_not_granted');
+    await s.accounts.setAccess('stream@example.com', true);
+    const events: Seen[] = [];
+    const source = new EventSource(`${s.url}${PATH}`, {
+      fetch: (input, init) => fetch(input, { ...init, headers: { ...init.headers, ...cookie } }),
+    });
+    sources.push(source);
+    for (const type of ['ready', 'upsert', 'closing'])
+      source.addEventListener(type, (e) =>
+        events.push({ type, id: e.lastEventId, data: JSON.parse(e.data) as Record<string, unknown>, text: e.data }),
+      );
+    await until('ready', () => events.length > 0);
+    await s.rows([{ r: 'R1', h: 'A' }]);
+    await until('an upsert', () => events.some((e) => e.type === 'upsert'));
+    await s.sessions.end(token);
+    await until('closing', () => events.some((e) => e.type === 'closing'));
+    expect(events.at(-1)!.data).toMatchObject({ reason: 'credentials_revoked' });
+  });
 
   it('closes the stream when its key is revoked and when the service stops', async () => {
     const s = await serve({ heartbeatMs: 50 });
