@@ -510,7 +510,7 @@ export function streamRoutes(deps: StreamDeps) {
         if (request.method === 'HEAD') {
           // The headers a GET would get, and no stream.
           raw.end();
-          return reply;
+          return;
         }
         const connection = new Connection(
           raw,
@@ -532,7 +532,8 @@ export function streamRoutes(deps: StreamDeps) {
             ? message('reset', id, { ...start.reset, lastEventId: changeId(last!.epoch, last!.seq) })
             : message('ready', id, { resumed: start.resumed, head: changeId(pos.epoch, pos.head) });
         connection.begin(retry + first);
-        return reply;
+        // Nothing to return: the reply is hijacked (returning the reply, a thenable, would hold this
+        // handler's promise open for the life of the stream).
       },
     );
   };
