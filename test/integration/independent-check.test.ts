@@ -9,7 +9,17 @@
  * file (scripts/verify/make_synthetic.py, a few seconds), and the row checks again on the real export.
  */
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,6 +52,22 @@ const lines = (file: string) =>
     .split('\n')
     .filter((l) => l.trim() !== '');
 const write = (file: string, rows: string[]) => writeFileSync(file, rows.map((l) => `${l}\n`).join(''));
+
+/**
+ * Copies the non-empty lines of `src` to `dst` less the one at `skip`, line by line (the full export is
+ * larger than the longest string V8 allows, so it is never read whole). Returns the lines of `src`.
+ */
+async function copyWithout(src: string, dst: string, skip: number): Promise<number> {
+  const out = createWriteStream(dst);
+  let n = 0;
+  for await (const line of createInterface({ input: createReadStream(src), crlfDelay: Infinity })) {
+    if (line.trim() === '') continue;
+    if (n++ !== skip && !out.write(`${line}\n`)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  return n;
+}
 
 describe.skipIf(!python && process.env['CI'] !== 'true')(
   'the independent check fails on purpose (synthetic results file)',
@@ -184,11 +210,9 @@ describe.skipIf((!present || !python) && process.env['CI'] !== 'true')('independ
   });
 
   it('fails on the real export with one runner deleted, and on an empty one (rows only)', async () => {
-    const rows = lines(exported);
-    expect(rows.length).toBe(126_771);
     const whole = await check(['--export', exported, '--rows-only']);
     expect(whole.code, whole.stdout).toBe(0);
-    write(edited, [...rows.slice(0, 1000), ...rows.slice(1001)]);
+    expect(await copyWithout(exported, edited, 1000)).toBe(126_771);
     const minusOne = await check(['--export', edited, '--rows-only']);
     expect(minusOne.code).toBe(1);
     expect(minusOne.stdout).toContain('runners absent from the export: 1;');
