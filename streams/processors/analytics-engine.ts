@@ -16,6 +16,7 @@ import type { InputEvent } from '../../domain/events.js';
 import { Linker, latestCard, raceLinks, rowKey, sameLinks } from './engine-links.js';
 import { EngineResidency } from './engine-residency.js';
 import { computeRows } from './engine-rows.js';
+import { COURSE_SNAPSHOT } from '../../domain/features/entity-table.js';
 import { SnapshotEmitter, type SnapshotOutput } from './engine-snapshots.js';
 import { MONTHLY_ONLY, type SnapshotCalendar } from '../../domain/features/snapshot-calendar.js';
 import type { EngineState, RaceState } from './engine-state.js';
@@ -161,6 +162,11 @@ export class AnalyticsEngine {
    */
   flushSnapshots(owns?: (topicKey: string) => boolean): Promise<SnapshotOutput[]> {
     return this.snapshots.flush(owns);
+  }
+
+  /** Marks every period of every course snapshot key for emission at the next flushSnapshots (a takeover). */
+  async markAllSnapshots(): Promise<void> {
+    this.snapshots.noteAll(await this.state.allIndexIds(COURSE_SNAPSHOT.kind));
   }
 
   /** Whether races are waiting for recompute (with `owns`, races this instance owns). */

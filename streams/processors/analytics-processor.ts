@@ -105,6 +105,8 @@ export class AnalyticsProcessor {
   }
 
   private ownership: PartitionOwnership | undefined;
+  /** during a takeover: the current value of each gained snapshot key on the topic (unchanged ones are not produced again) */
+  private snapshotsOnTopic: Map<string, Buffer> | undefined;
   /**
    * Race partitions whose emitted-row fingerprints in this state are this instance's own (checkpointed):
    * regaining one of them after a restart needs no recompute, the replay from the checkpoint covers it.
@@ -128,10 +130,15 @@ export class AnalyticsProcessor {
         if (fresh.size > 0) {
           const onTopic = await this.rowsOnTopic(fresh);
           await this.engine.adoptEmitted((raceId) => fresh.has(ownership.partitionOf(raceId)), onTopic);
+          // snapshot keys likewise: every period of every key again (they are not kept per partition),
+          // produced only where it differs from what the topic holds for the keys owned now
+          this.snapshotsOnTopic = await this.snapshotRowsOnTopic(ownership.owns);
+          await this.engine.markAllSnapshots();
         }
         this.current = new Set(ownership.ownedPartitions);
       })
         .then(() => this.flushNow())
+        .then(() => (this.snapshotsOnTopic = undefined))
         .catch((err: unknown) => this.logger.warn({ err }, 'could not emit the rows of newly assigned partitions'));
     };
     ownership.onChange(onChange);
@@ -269,6 +276,31 @@ export class AnalyticsProcessor {
     return out;
   }
 
+  /** The current value of every snapshot key matching `wanted` on the snapshot topic (tombstones remove). */
+  private async snapshotRowsOnTopic(wanted: (key: string) => boolean): Promise<Map<string, Buffer>> {
+    const topic = this.codecs.topics.courseSnapshots;
+    const out = new Map<string, Buffer>();
+    await this.log.consume(
+      {
+        group: `${this.group}.restore-snapshots`,
+        topics: [topic],
+        untilCaughtUp: true,
+        startOffsets: async (tps) => {
+          const starts = await this.log.startOffsets(topic);
+          return new Map(tps.map((tp) => [`${tp.topic}:${tp.partition}`, starts[tp.partition] ?? 0]));
+        },
+      },
+      async (batch) => {
+        for (const r of batch.records) {
+          if (!wanted(r.key)) continue;
+          if (r.value === null) out.delete(r.key);
+          else out.set(r.key, r.value);
+        }
+      },
+    );
+    return out;
+  }
+
   private async flushOutputs(limit?: number): Promise<{ rows: OutRecord[]; snapshots: OutRecord[] }> {
     const rows: OutRecord[] = [];
     const owns = this.ownership?.owns;
@@ -285,12 +317,15 @@ export class AnalyticsProcessor {
     }
     // Snapshot keys are spread over the partitions like race ids: the same ownership decides who emits.
     const snapshots: OutRecord[] = [];
+    const onTopic = this.snapshotsOnTopic;
     for (const o of await this.engine.flushSnapshots(owns)) {
-      snapshots.push({
-        key: o.key,
-        value: o.snapshot ? this.codecs.snapshot.encode(o.snapshot) : null,
-        timestamp: o.timestamp,
-      });
+      const value = o.snapshot ? this.codecs.snapshot.encode(o.snapshot) : null;
+      if (onTopic) {
+        const there = onTopic.get(o.key);
+        onTopic.delete(o.key);
+        if (value === null ? there === undefined : there !== undefined && there.equals(value)) continue;
+      }
+      snapshots.push({ key: o.key, value, timestamp: o.timestamp });
       this.stats.snapshotsEmitted++;
     }
     return { rows, snapshots };

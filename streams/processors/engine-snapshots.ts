@@ -42,7 +42,18 @@ export class SnapshotEmitter {
     if (prev === undefined || visibleAt < prev) this.dirty.set(courseKey, visibleAt);
   }
 
-  /** The snapshot rows (and tombstones) of every changed period; with `owns`, only keys this instance owns. */
+  /**
+   * Every period of every key is to be emitted again at the next flush (a takeover: the keys of the
+   * partitions gained were emitted by another instance, or by none before this one joined).
+   */
+  noteAll(courseKeys: Iterable<string>): void {
+    for (const k of courseKeys) this.dirty.set(k, Number.NEGATIVE_INFINITY);
+  }
+
+  /**
+   * The snapshot rows (and tombstones) of every changed period; with `owns`, only keys this instance
+   * owns (the others are emitted by their owner, which sees the same input; see noteAll for a takeover).
+   */
   async flush(owns?: (topicKey: string) => boolean): Promise<SnapshotOutput[]> {
     const out: SnapshotOutput[] = [];
     const dirty = [...this.dirty].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -52,14 +63,15 @@ export class SnapshotEmitter {
       const idx =
         this.state.peekIndex(COURSE_SNAPSHOT.kind, courseKey) ??
         (await this.state.index(COURSE_SNAPSHOT.kind, courseKey));
-      const first = periodStart(cal, since);
+      // since = -Infinity (noteAll): every period with a race, and no tombstone
+      const first = since === Number.NEGATIVE_INFINITY ? since : periodStart(cal, since);
       const starts = new Set<number>();
       if (idx) {
         const p = idx.ensureVisibleFrom(first);
         if (p) await p;
         for (const v of idx.visibleAtsFrom(first)) starts.add(periodStart(cal, v));
       }
-      if (!starts.has(first)) {
+      if (first !== Number.NEGATIVE_INFINITY && !starts.has(first)) {
         const key = snapshotTopicKey(courseKey, periodLabel(cal, first));
         if (!owns || owns(key)) out.push({ key, snapshot: null, timestamp: since });
       }

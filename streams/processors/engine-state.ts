@@ -327,6 +327,17 @@ export class EngineState {
     return [...ids].sort();
   }
 
+  /** Every id of an entity kind known (resident or stored), sorted. */
+  async allIndexIds(kind: IndexKind): Promise<string[]> {
+    const ids = new Set(this.indexesOf(kind).keys());
+    if (this.store) {
+      for await (const [key] of this.store.entries({ gte: `i!${kind}!`, lt: `i!${kind}"` })) {
+        ids.add(key.slice(kind.length + 3));
+      }
+    }
+    return [...ids].sort();
+  }
+
   /** Every race id known (resident or stored), sorted. */
   async allRaceIds(): Promise<string[]> {
     const ids = new Set(this.races.keys());

@@ -1,7 +1,8 @@
 /**
  * Rebalances publish only what changed: on a real broker, a second instance joining (partitions move to
  * it) and leaving (they move back) add no record to racing.analytics.v1 when the input did not change,
- * because an instance that gains a race partition takes over what is on the compacted topic for it.
+ * because an instance that gains a race partition takes over what is on the compacted topic for it; the
+ * same holds for the course snapshot keys on racing.course-snapshots.v1.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,7 +66,7 @@ describe.skipIf(!brokers)('rebalances on a real broker', () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
-  it('an instance joining and leaving adds no record to the analytics topic', async () => {
+  it('an instance joining and leaving adds no record to the analytics or course-snapshot topic', async () => {
     const publisher = await openRuntime(config({ ...env(), RACING_INSTANCE_ID: 'pub' }), logger);
     await generate(publisher, RANGE);
     await publisher.close();
@@ -78,6 +79,8 @@ describe.skipIf(!brokers)('rebalances on a real broker', () => {
       const partitions = await a.log.partitions(a.topics.cards);
       expect(a.ownership!.ownedPartitions).toHaveLength(partitions);
       const before = await recordsOn(a, a.topics.analytics);
+      const snapshotsBefore = await recordsOn(a, a.topics.courseSnapshots);
+      expect(snapshotsBefore).toBeGreaterThan(10);
 
       // b joins: some race partitions move to it
       b = await openRuntime(config({ ...env(), RACING_INSTANCE_ID: 'b' }), logger);
@@ -90,6 +93,7 @@ describe.skipIf(!brokers)('rebalances on a real broker', () => {
       await fa.processor.flushNow();
       await fb.processor.flushNow();
       expect(await recordsOn(a, a.topics.analytics)).toBe(before);
+      expect(await recordsOn(a, a.topics.courseSnapshots)).toBe(snapshotsBefore);
 
       // b leaves: its partitions move back to a
       await b.close();
@@ -97,6 +101,7 @@ describe.skipIf(!brokers)('rebalances on a real broker', () => {
       await until('a to own every partition again', () => a.ownership!.ownedPartitions.length === partitions);
       await fa.processor.flushNow();
       expect(await recordsOn(a, a.topics.analytics)).toBe(before);
+      expect(await recordsOn(a, a.topics.courseSnapshots)).toBe(snapshotsBefore);
 
       // and the topic still holds every row: a replica materialising it serves the same export
       const replica = await openRuntime(config({ ...env(), RACING_INSTANCE_ID: 'replica' }), logger);
