@@ -23,8 +23,8 @@
 import { EventIndex, type WindowCounts } from './event-index.js';
 
 /** Loads a chunk's events by month start; undefined when the store has none. */
-/** Room for this many events in a new month's chunk (busy jockeys ride 100+ a month; most entities fewer). */
-const NEW_CHUNK_CAPACITY = 16;
+/** Room for this many events in a new month's chunk: most keys (owners, dams, the composite keys) have one or two a month; busy ones grow by doubling. */
+const NEW_CHUNK_CAPACITY = 4;
 
 export type ChunkLoader = (monthStart: number) => Promise<EventIndex | undefined>;
 
