@@ -39,6 +39,8 @@ export interface ChunkMeta {
   /** null = not resident */
   chunk: EventIndex | null;
   dirty: boolean;
+  /** stream time (the index's `touched`) a query last needed this chunk in detail, or it was loaded */
+  used: number;
 }
 
 export interface ChunkedIndexHead {
@@ -89,6 +91,7 @@ export class ChunkedIndex {
         sums: head.sums.slice(i * width, (i + 1) * width),
         chunk: null,
         dirty: false,
+        used: Number.NEGATIVE_INFINITY,
       });
     }
     for (let i = 0; i < head.pendingRaces.length; i++) idx.pending.set(head.pendingRaces[i]!, head.pendingOffs[i]!);
@@ -145,6 +148,7 @@ export class ChunkedIndex {
     for (const i of positions) {
       const m = this.metas[i]!;
       if (m.chunk) continue;
+      m.used = this.touched;
       const c = this.loader ? await this.loader(m.start) : undefined;
       if (!c) {
         if (m.n > 0) throw new Error(`state is missing the chunk ${new Date(m.start).toISOString().slice(0, 7)}`);
@@ -167,12 +171,16 @@ export class ChunkedIndex {
     return miss.length > 0 ? this.load(miss) : undefined;
   }
 
-  /** Drops from memory the clean chunks of months ending at or before `before`; returns how many. */
-  evictChunksBefore(before: number): number {
+  /**
+   * Drops from memory the clean chunks of months ending at or before `before` that no query needed
+   * since `idleBefore` (a window's first month is read in detail by every row until the window moves
+   * on: evicting it at every checkpoint would reload it for every batch); returns how many.
+   */
+  evictChunksBefore(before: number, idleBefore = Number.POSITIVE_INFINITY): number {
     let dropped = 0;
     for (const m of this.metas) {
       if (m.end > before) break;
-      if (m.chunk && !m.dirty) {
+      if (m.chunk && !m.dirty && m.used < idleBefore) {
         m.chunk = null;
         dropped++;
       }
@@ -195,6 +203,7 @@ export class ChunkedIndex {
         sums: new Array<number>(this.width).fill(0),
         chunk: new EventIndex(this.width, NEW_CHUNK_CAPACITY),
         dirty: true,
+        used: this.touched,
       });
       this.invalidate(i);
     }
@@ -348,7 +357,10 @@ export class ChunkedIndex {
         else throw new MissingChunkError(m.start);
         return false;
       }
-      if (missing) return true;
+      if (missing) {
+        m.used = this.touched;
+        return true;
+      }
       const c = m.chunk.window(count ? from : Number.POSITIVE_INFINITY, t);
       if (count) {
         n += c.n;

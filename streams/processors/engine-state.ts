@@ -77,8 +77,10 @@ export const RESIDENCY = {
   horseIdle: 120 * DAY,
   /** entity indexes not used for this long (heads and chunks) */
   indexIdle: 150 * DAY,
-  /** chunks of months ending this long before now (the longest window is 90 days) */
+  /** chunks of months ending this long before now (the horse's and most entities' windows are shorter) */
   chunkAge: 100 * DAY,
+  /** ... and that no query read in detail for this long (the first month of a 365-day or 5-year window) */
+  chunkIdle: 35 * DAY,
 } as const;
 
 export interface EvictionCounts {
@@ -425,7 +427,7 @@ export class EngineState {
           this.indexIds.delete(idx);
           counts.indexes++;
         } else {
-          counts.chunks += idx.evictChunksBefore(now - RESIDENCY.chunkAge);
+          counts.chunks += idx.evictChunksBefore(now - RESIDENCY.chunkAge, now - RESIDENCY.chunkIdle);
         }
       }
     }
