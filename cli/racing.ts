@@ -64,7 +64,7 @@ const USAGE = `usage: racing <command> [options]
                  [--direction D] [--way ID]... [--dem-crs CRS] [--dem-product P] [--geometry-source S] [--json]
                                  measure course topology (docs/topology.md); with --course publish a new
                                  version of that course with the block, else print the blocks as JSON
-  status [--url URL] [--json]    the running service's readiness, lag and tasks (HOST:PORT by default);
+  status [--url URL] [--json]    the running service's readiness, lag and tasks (the data dir's running service, else HOST:PORT);
                                  exit 0 ready, 1 not ready, 3 no service answering
 
 environment: RACING_DATA_DIR (./data), HOST (127.0.0.1), PORT (3000), RACING_PARTITIONS (4),
@@ -363,7 +363,12 @@ export async function main(argv: string[]): Promise<number> {
         args: rest,
         options: { url: { type: 'string' }, json: { type: 'boolean', default: false } },
       });
-      const url = values.url ?? serviceUrl(config);
+      // --url, else HOST/PORT when set, else the address the service of this data dir advertises
+      const advertised =
+        process.env['HOST'] === undefined && process.env['PORT'] === undefined
+          ? runningService(config.dataDir)?.apiUrl
+          : undefined;
+      const url = values.url ?? advertised ?? serviceUrl(config);
       let status;
       try {
         status = await fetchStatus(url);

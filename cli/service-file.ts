@@ -10,6 +10,8 @@ export interface ServiceFile {
   pid: number;
   adminUrl: string;
   token: string;
+  /** the public API's address (what `racing status` asks when given no URL) */
+  apiUrl?: string;
 }
 
 const fileOf = (dataDir: string) => join(dataDir, 'service.json');

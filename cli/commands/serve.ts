@@ -49,7 +49,7 @@ export async function serve(rt: Runtime, processor: AnalyticsProcessor, onStop: 
   });
   const url = await startServer(app, { host: rt.config.api.host, port: rt.config.api.port });
   const adminUrl = await startServer(admin, { host: '127.0.0.1', port: 0 });
-  writeServiceFile(rt.config.dataDir, { pid: process.pid, adminUrl, token });
+  writeServiceFile(rt.config.dataDir, { pid: process.pid, adminUrl, token, apiUrl: url });
   // Precompute the big keyless bodies (the demo day, the OpenAPI document) before anyone asks.
   for (const path of ['/api/v1/demo', '/api/v1/openapi.json', '/api/v1/data-dictionary'])
     await app.inject({ method: 'GET', url: path });
