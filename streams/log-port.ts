@@ -52,6 +52,12 @@ export interface ConsumeOptions {
    * that keeps its input positions in its own state store, committed atomically with its state).
    */
   startOffsets?: (assigned: readonly TopicPartition[]) => Promise<StartOffsets>;
+  /**
+   * Called when this member has left the group and holds no partition until `startOffsets` tells of
+   * its next assignment (Kafka: it lost the broker, left, and joins again by itself; meanwhile the group
+   * may give its partitions to others). The embedded log never leaves.
+   */
+  onLeave?: () => void;
   /** Stop once every assigned partition has reached the end offset it had when consumption began. */
   untilCaughtUp?: boolean;
   /** Upper bound on records per handler call. */

@@ -20,6 +20,15 @@
  * joins again, resuming every partition it gets back from this run's own position. Only the
  * caller's errors (handler, startOffsets) and errors that cannot pass end it.
  *
+ * kafkajs never restarts a crashed consumer by itself here (`restartOnFailure` says no): a crash is a
+ * failure of this member like any other, and the member rejoins with a fresh consumer. Left to itself,
+ * kafkajs restarts a crashed consumer from a timer, and a restart still joining when the consumer is
+ * disconnected escapes the disconnect (kafkajs drops its handle on the runner, then the join
+ * completes): a ghost member, heartbeating for ever and holding partitions that no code reads. Seen
+ * after a broker restart: ghosts in an instance's own groups held its input partitions (its processor
+ * and view idle for good, without an error), and a ghost in the shared `racing-analytics` group held
+ * race partitions that no instance emitted.
+ *
  * Heartbeats come from kafkajs's loop, not from this one, so a slow handler never costs the member
  * its place in the group. The price is at-least-once across members during a rebalance: a partition
  * can move to another member while a batch of it is in the handler here; that batch's commit is then
@@ -60,6 +69,10 @@ const IDLE_LOOP_MS = 200;
 /** Rejoining after an outage: first wait, doubling up to the cap (plus up to 20% jitter). */
 const REJOIN_FIRST_MS = 1_000;
 const REJOIN_MAX_MS = 15_000;
+/** A member that ran this long before it failed starts its backoff over. */
+const BACKOFF_RESET_MS = 60_000;
+/** A consumer left behind that joins the group anyway is made to leave after this (see `start`). */
+const GHOST_LEAVE_DELAY_MS = 100;
 /** Leaving the group while the broker is away must not hold up the rejoin for kafkajs's own timeouts. */
 const LEAVE_TIMEOUT_MS = 5_000;
 /**
@@ -68,9 +81,9 @@ const LEAVE_TIMEOUT_MS = 5_000;
  */
 const FETCH_STALL_MS = 30_000;
 /**
- * Waiting this long for kafkajs to rejoin after it restarted itself (a crash it retries) means it is
- * not coming back (seen after a broker restart): the member starts over with a fresh consumer. Longer
- * than the group's rebalance timeout (60 s), so a slow but healthy rebalance is never cut short.
+ * Waiting this long for kafkajs to complete a rebalance it started means it is not coming back (seen
+ * after a broker restart): the member starts over with a fresh consumer. Longer than the group's
+ * rebalance timeout (60 s), so a slow but healthy rebalance is never cut short.
  */
 const REJOIN_STALL_MS = 75_000;
 
@@ -137,7 +150,7 @@ class GroupMember {
   private generation = 0;
   private applied = 0;
   private rebalancing = false;
-  /** when the member last started waiting for an assignment (a rebalance or a restart of kafkajs's) */
+  /** when the member last started waiting for an assignment (a rebalance kafkajs started) */
   private waitingSince = 0;
   /**
    * The group's leader (this member) assigned itself nothing. Right after a broker restart kafkajs can
@@ -178,6 +191,9 @@ class GroupMember {
       heartbeatInterval: 1_000,
       maxWaitTimeInMs: IDLE_LOOP_MS,
       allowAutoTopicCreation: false,
+      // No restarts of kafkajs's own (see the module comment): a crash ends this consumer, and the
+      // member joins again with a new one, so no join is ever in flight when a consumer is let go.
+      retry: { retries: 5, restartOnFailure: async () => false },
     });
   }
 
@@ -187,7 +203,8 @@ class GroupMember {
     this.options.signal?.addEventListener('abort', onAbort);
     this.deps.closing.addEventListener('abort', onAbort);
     try {
-      for (let outage = 0; ; outage++) {
+      for (let attempt = 0, failures = 0; ; attempt++) {
+        const startedAt = Date.now();
         let failure: unknown;
         try {
           await this.start();
@@ -195,15 +212,20 @@ class GroupMember {
         } catch (e) {
           failure = e;
         }
-        await this.stop(outage > 0 || failure !== undefined);
+        await this.stop(attempt > 0 || failure !== undefined);
         // The caller's own errors (handler, startOffsets) come back unchanged, as on the embedded log.
         if (failure instanceof CallerError) throw failure.error;
         if (failure === undefined) return;
         const error = toRacingError(failure, `consume (group ${this.options.group})`);
         if (!error.retriable || this.stopping()) throw error;
-        const wait = Math.min(REJOIN_MAX_MS, REJOIN_FIRST_MS * 2 ** Math.min(outage, 10)) * (1 + Math.random() * 0.2);
+        this.options.onLeave?.();
+        // The backoff starts over after a while in the group, and after an answer from the broker (a
+        // coordinator still loading): it is there, so the next join is worth trying soon.
+        failures = Date.now() - startedAt > BACKOFF_RESET_MS || brokerAnswered(failure) ? 1 : failures + 1;
+        const wait =
+          Math.min(REJOIN_MAX_MS, REJOIN_FIRST_MS * 2 ** Math.min(failures - 1, 10)) * (1 + Math.random() * 0.2);
         this.logger.warn(
-          { err: error.message, code: error.code, retryInMs: Math.round(wait), attempt: outage + 1 },
+          { err: error.message, code: error.code, retryInMs: Math.round(wait), attempt: attempt + 1 },
           'consumer lost the broker; rejoining the group after a backoff',
         );
         await this.sleep(wait);
@@ -240,7 +262,13 @@ class GroupMember {
     // kafkajs calls listeners synchronously from inside its join: pausing here happens before its
     // fetch loop runs again, and a throw here would fail the join, hence the try.
     consumer.on(GROUP_JOIN, (event: ConsumerGroupJoinEvent) => {
-      if (!current()) return;
+      if (!current()) {
+        // Left behind yet in the group (a rebalance of its own completing while it was let go): it
+        // must not hold partitions. Once kafkajs has marked it running, a disconnect leaves the group.
+        this.logger.warn({ memberId: event.payload.memberId }, 'a consumer left behind joined the group; leaving');
+        setTimeout(() => void consumer.disconnect().catch(() => undefined), GHOST_LEAVE_DELAY_MS);
+        return;
+      }
       try {
         consumer.pause(this.topics.map((topic) => ({ topic })));
         this.assignment = Object.entries(event.payload.memberAssignment).flatMap(([topic, partitions]) =>
@@ -262,11 +290,10 @@ class GroupMember {
     });
     consumer.on(CRASH, (event: ConsumerCrashEvent) => {
       if (!current()) return;
-      // A crash that kafkajs restarts from ends in a new join; until then nothing is delivered.
-      if (event.payload.restart) {
-        if (!this.rebalancing) this.waitingSince = Date.now();
-        this.rebalancing = true;
-      } else this.fatal = toRacingError(event.payload.error, `consume (group ${this.options.group})`);
+      // kafkajs has disconnected the consumer (it never restarts one here): this member rejoins with
+      // a new one after a backoff when kafkajs would have restarted, and fails otherwise.
+      const error = toRacingError(event.payload.error, `consume (group ${this.options.group})`);
+      this.fatal = error.retriable || !kafkaWouldRestart(event.payload.error) ? error : retriable(error);
       this.wake();
     });
     await this.cluster.connect();
@@ -630,6 +657,26 @@ function before(a: PartitionState, b: PartitionState): boolean {
   if (ra.timestamp !== rb.timestamp) return ra.timestamp < rb.timestamp;
   if (a.topicIndex !== b.topicIndex) return a.topicIndex < b.topicIndex;
   return a.partition < b.partition;
+}
+
+/** Whether kafkajs would restart a consumer after this crash (its own rule, consumer/index.js). */
+function kafkaWouldRestart(e: unknown): boolean {
+  let cause = e as { cause?: unknown; retriable?: boolean } | undefined;
+  while (cause?.cause !== undefined && cause.cause !== cause) cause = cause.cause as typeof cause;
+  return (e as { name?: string } | null)?.name === 'KafkaJSNumberOfRetriesExceeded' || cause?.retriable === true;
+}
+
+function retriable(error: RacingError): RacingError {
+  return new RacingError(error.code, error.message, { cause: error, retriable: true });
+}
+
+/** The failure is an error the broker answered with (it is up), not a lost connection. */
+function brokerAnswered(e: unknown): boolean {
+  for (let cur = e as { name?: string; cause?: unknown } | undefined, i = 0; cur && i < 10; i++) {
+    if (cur.name === 'KafkaJSProtocolError') return true;
+    cur = cur.cause as typeof cur;
+  }
+  return false;
 }
 
 function retryCommitLater(e: unknown): boolean {

@@ -9,7 +9,7 @@ import type { AnalyticsRow } from '../../domain/avro-types.generated.js';
 import type { Logger } from '../../domain/logger.js';
 import type { BatchOp, StorePort } from '../../state/store-port.js';
 import type { Codecs } from '../codecs.js';
-import type { LogPort, OutRecord, StartOffsets } from '../log-port.js';
+import type { LogBatch, LogPort, OutRecord, StartOffsets } from '../log-port.js';
 import { AnalyticsEngine, rowFingerprint } from './analytics-engine.js';
 import { EngineState, STATE_FORMAT } from './engine-state.js';
 import { decodeInputs } from './input-decoder.js';
@@ -124,6 +124,9 @@ export class AnalyticsProcessor {
   useOwnership(ownership: PartitionOwnership): void {
     this.ownership = ownership;
     const onChange = (gained: Set<number>, lost: Set<number>) => {
+      // A partition lost is no longer this instance's at once, not only once the queued work below
+      // has forgotten its rows: a checkpoint in between must not claim them (see `owned`).
+      for (const p of lost) this.current.delete(p);
       this.exclusive(async () => {
         const fresh = new Set([...gained].filter((p) => !this.current.has(p)));
         if (lost.size > 0) await this.engine.forgetEmitted((raceId) => lost.has(ownership.partitionOf(raceId)));
@@ -136,16 +139,25 @@ export class AnalyticsProcessor {
           await this.engine.markAllSnapshots();
         }
         this.current = new Set(ownership.ownedPartitions);
+        // In the same step: a checkpoint in between would record the partitions as this instance's
+        // with their recompute still pending (in memory only).
+        await this.produceDirty();
+        this.snapshotsOnTopic = undefined;
       })
-        .then(() => this.flushNow())
-        .then(() => (this.snapshotsOnTopic = undefined))
-        .catch((err: unknown) => this.logger.warn({ err }, 'could not emit the rows of newly assigned partitions'));
+        // The rows it recomputed are marked emitted whether or not they reached the topic: going on
+        // (and checkpointing) would lose those that did not. It stops instead; a new processor starts
+        // from the checkpoint and takes the partitions over again.
+        .catch((err: unknown) => this.fail(err, 'could not emit the rows of newly assigned partitions'));
     };
     ownership.onChange(onChange);
     // what the ownership holds now, relative to this processor's checkpoint (a processor opened while
-    // the instance is a member: after a rebuild or a restart of the pipeline)
+    // the instance is a member: after a rebuild or a restart of the pipeline); once the instance has
+    // joined, the group's assignment, not the checkpoint, says what it owns (it may own nothing while
+    // it joins the group again)
     const owned = new Set(ownership.ownedPartitions);
-    if ([...owned].some((p) => !this.current.has(p))) onChange(owned, new Set());
+    const gained = new Set([...owned].filter((p) => !this.current.has(p)));
+    const lost = new Set(ownership.joinedOnce ? [...this.current].filter((p) => !owned.has(p)) : []);
+    if (gained.size > 0 || lost.size > 0) onChange(gained, lost);
   }
 
   get counters() {
@@ -161,6 +173,10 @@ export class AnalyticsProcessor {
    * Consumes until caught up (`untilCaughtUp`) or until the signal aborts. Rows are produced after
    * every batch; the state and input positions are checkpointed every `checkpointIntervalMs` and when
    * consumption ends (a crash replays from the last checkpoint and re-emits identical rows).
+   *
+   * A failure ends the processor for good, whether of a batch or of emitting the rows of an ownership
+   * change while it runs: its state may mark rows as emitted that never reached the topic, so it writes
+   * no checkpoint after it, and run rejects; the caller opens a new processor from the checkpoint.
    */
   async run(options: {
     untilCaughtUp: boolean;
@@ -169,47 +185,63 @@ export class AnalyticsProcessor {
     onBatch?: (s: ProcessorStats) => void;
   }): Promise<void> {
     const interval = options.checkpointIntervalMs ?? 5_000;
-    let lastCheckpoint = performance.now();
-    await this.log.consume(
-      {
-        group: this.group,
-        topics: [this.codecs.topics.courses, this.codecs.topics.cards, this.codecs.topics.results],
-        untilCaughtUp: options.untilCaughtUp,
-        maxBatchRecords: 20_000,
-        ...(options.signal ? { signal: options.signal } : {}),
-        startOffsets: async (): Promise<StartOffsets> => this.positions,
-      },
-      (batch) =>
-        this.exclusive(async () => {
-          const { events, deadLetters } = await decodeInputs(this.codecs, batch.records);
-          await this.engine.prefetch(events);
-          for (const e of events) {
-            if (e.kind === 'card') await this.engine.applyCard(e.value);
-            else if (e.kind === 'result') await this.engine.applyResult(e.value);
-            else await this.engine.applyCourse(e.value);
-          }
-          const { rows, snapshots } = await this.flushOutputs();
-          if (deadLetters.length > 0) {
-            await this.log.produce(this.codecs.topics.deadLetter, deadLetters);
-            this.logger.warn(
-              { count: deadLetters.length, first: deadLetters[0]?.headers },
-              'input records sent to the dead-letter topic',
-            );
-          }
-          if (rows.length > 0) await this.log.produce(this.codecs.topics.analytics, rows);
-          if (snapshots.length > 0) await this.log.produce(this.codecs.topics.courseSnapshots, snapshots);
-          for (const r of batch.records) this.positions.set(`${r.topic}:${r.partition}`, r.offset + 1);
-          if (performance.now() - lastCheckpoint >= interval) {
-            await this.checkpoint();
-            lastCheckpoint = performance.now();
-          }
-          this.stats.records += batch.records.length;
-          this.stats.deadLetters += deadLetters.length;
-          this.stats.batches++;
-          options.onBatch?.(this.stats);
-        }),
-    );
-    await this.exclusive(() => this.checkpoint());
+    this.lastCheckpointAt = performance.now();
+    const stop = eitherSignal(options.signal, this.failed.signal);
+    try {
+      await this.log.consume(
+        {
+          group: this.group,
+          topics: [this.codecs.topics.courses, this.codecs.topics.cards, this.codecs.topics.results],
+          untilCaughtUp: options.untilCaughtUp,
+          maxBatchRecords: 20_000,
+          signal: stop.signal,
+          startOffsets: async (): Promise<StartOffsets> => this.positions,
+        },
+        (batch) => this.exclusive(() => this.applyBatch(batch, interval, options.onBatch)),
+      );
+      if (this.failure) throw this.failure.error;
+      await this.exclusive(() => this.checkpoint());
+    } catch (e) {
+      this.failure ??= { error: e };
+      throw e;
+    } finally {
+      stop.dispose();
+    }
+  }
+
+  private lastCheckpointAt = 0;
+
+  /** One batch of input: apply it, produce what changed, checkpoint when one is due. */
+  private async applyBatch(batch: LogBatch, interval: number, onBatch?: (s: ProcessorStats) => void): Promise<void> {
+    const { events, deadLetters } = await decodeInputs(this.codecs, batch.records);
+    await this.engine.prefetch(events);
+    for (const e of events) {
+      if (e.kind === 'card') await this.engine.applyCard(e.value);
+      else if (e.kind === 'result') await this.engine.applyResult(e.value);
+      else await this.engine.applyCourse(e.value);
+    }
+    const computed = await this.flushOutputs();
+    const { rows, snapshots } = this.owned(computed);
+    if (deadLetters.length > 0) {
+      await this.log.produce(this.codecs.topics.deadLetter, deadLetters);
+      this.logger.warn(
+        { count: deadLetters.length, first: deadLetters[0]?.headers },
+        'input records sent to the dead-letter topic',
+      );
+    }
+    if (rows.length > 0) await this.log.produce(this.codecs.topics.analytics, rows);
+    if (snapshots.length > 0) await this.log.produce(this.codecs.topics.courseSnapshots, snapshots);
+    for (const r of batch.records) this.positions.set(`${r.topic}:${r.partition}`, r.offset + 1);
+    // rows dropped by `owned` are marked emitted until the queued ownership change forgets them
+    const dropped = rows.length < computed.rows.length || snapshots.length < computed.snapshots.length;
+    if (performance.now() - this.lastCheckpointAt >= interval && !dropped) {
+      await this.checkpoint();
+      this.lastCheckpointAt = performance.now();
+    }
+    this.stats.records += batch.records.length;
+    this.stats.deadLetters += deadLetters.length;
+    this.stats.batches++;
+    onBatch?.(this.stats);
   }
 
   /** Writes a checkpoint now (after the batches and flushes queued before it). */
@@ -227,13 +259,15 @@ export class AnalyticsProcessor {
    * in slices, so a takeover of a long history never holds all its rows at once.
    */
   flushNow(): Promise<void> {
-    return this.exclusive(async () => {
-      do {
-        const { rows, snapshots } = await this.flushOutputs(FLUSH_SLICE);
-        if (rows.length > 0) await this.log.produce(this.codecs.topics.analytics, rows);
-        if (snapshots.length > 0) await this.log.produce(this.codecs.topics.courseSnapshots, snapshots);
-      } while (this.engine.hasDirty(this.ownership?.owns));
-    });
+    return this.exclusive(() => this.produceDirty());
+  }
+
+  private async produceDirty(): Promise<void> {
+    do {
+      const { rows, snapshots } = this.owned(await this.flushOutputs(FLUSH_SLICE));
+      if (rows.length > 0) await this.log.produce(this.codecs.topics.analytics, rows);
+      if (snapshots.length > 0) await this.log.produce(this.codecs.topics.courseSnapshots, snapshots);
+    } while (this.engine.hasDirty(this.ownership?.owns));
   }
 
   /**
@@ -301,6 +335,26 @@ export class AnalyticsProcessor {
     return out;
   }
 
+  /**
+   * The outputs of races (and snapshot keys) this instance still owns. The group can move a partition
+   * while a batch computes; its rows are then the new owner's to produce: it read the topic when it took
+   * the partition over, so rows produced here after that would sit on the topic behind its back.
+   */
+  private owned(out: { rows: OutRecord[]; snapshots: OutRecord[] }): { rows: OutRecord[]; snapshots: OutRecord[] } {
+    const owns = this.ownership?.owns;
+    if (!owns) return out;
+    const rows: OutRecord[] = [];
+    for (const r of out.rows) {
+      if (owns(r.key.slice(0, r.key.indexOf(':')))) rows.push(r);
+      // counted by flushOutputs, never produced
+      else if (r.value) this.stats.rowsEmitted--;
+      else this.stats.tombstones--;
+    }
+    const snapshots = out.snapshots.filter((s) => owns(s.key));
+    this.stats.snapshotsEmitted -= out.snapshots.length - snapshots.length;
+    return { rows, snapshots };
+  }
+
   private async flushOutputs(limit?: number): Promise<{ rows: OutRecord[]; snapshots: OutRecord[] }> {
     const rows: OutRecord[] = [];
     const owns = this.ownership?.owns;
@@ -332,10 +386,22 @@ export class AnalyticsProcessor {
   }
 
   private chain: Promise<unknown> = Promise.resolve();
+  /** Why this processor stopped for good (see `run`): every later batch, flush and checkpoint rejects with it. */
+  private failure: { error: unknown } | undefined;
+  /** aborted on that failure: ends the consumption of a running `run` */
+  private readonly failed = new AbortController();
 
-  /** Batches, idle flushes and checkpoints never interleave. */
+  private fail(error: unknown, what: string): void {
+    if (this.failure) return;
+    this.failure = { error };
+    this.logger.warn({ err: error }, `${what}; the processor starts again from its checkpoint`);
+    this.failed.abort();
+  }
+
+  /** Batches, idle flushes and checkpoints never interleave, and none runs once the processor failed. */
   private exclusive<T>(f: () => Promise<T>): Promise<T> {
-    const p = this.chain.then(f, f);
+    const step = () => (this.failure ? Promise.reject(this.failure.error) : f());
+    const p = this.chain.then(step, step);
     this.chain = p.catch(() => undefined);
     return p;
   }
@@ -357,6 +423,16 @@ export class AnalyticsProcessor {
     await this.store.batch(ops);
     this.engine.state.evict();
   }
+}
+
+/** A signal aborted when either is, and a way to drop the listeners it added. */
+function eitherSignal(a: AbortSignal | undefined, b: AbortSignal): { signal: AbortSignal; dispose(): void } {
+  const both = new AbortController();
+  const abort = () => both.abort();
+  const sources = a ? [a, b] : [b];
+  if (sources.some((s) => s.aborted)) both.abort();
+  else for (const s of sources) s.addEventListener('abort', abort, { once: true });
+  return { signal: both.signal, dispose: () => sources.forEach((s) => s.removeEventListener('abort', abort)) };
 }
 
 async function firstKey(store: StorePort): Promise<string | undefined> {

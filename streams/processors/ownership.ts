@@ -9,6 +9,10 @@ import { defaultPartition } from '../../domain/murmur2.js';
 import type { Logger } from '../../domain/logger.js';
 import type { LogPort } from '../log-port.js';
 
+/** Joining the group again after the membership ended with an error: first wait, doubling up to the cap. */
+const REJOIN_FIRST_MS = 1_000;
+const REJOIN_MAX_MS = 30_000;
+
 export class PartitionOwnership {
   private owned = new Set<number>();
   /** the group's latest assignment (undefined before the first) */
@@ -85,23 +89,62 @@ export class PartitionOwnership {
     signal: AbortSignal,
   ): Promise<{ done: Promise<void> }> {
     let first: () => void = () => {};
+    let member = false;
     const assigned = new Promise<void>((resolve) => (first = resolve));
-    const done = log.consume(
-      {
-        group,
-        topics: [topic],
-        signal,
-        maxBatchRecords: 1000,
-        startOffsets: async (tps) => {
-          this.assign(tps.filter((tp) => tp.topic === topic).map((tp) => tp.partition));
-          first();
-          return new Map();
+    const membership = () =>
+      log.consume(
+        {
+          group,
+          topics: [topic],
+          signal,
+          maxBatchRecords: 1000,
+          startOffsets: async (tps) => {
+            member = true;
+            this.assign(tps.filter((tp) => tp.topic === topic).map((tp) => tp.partition));
+            first();
+            return new Map();
+          },
+          // Out of the group (the broker lost, the member joining again), the group may give these
+          // partitions to others, who then emit them from their own state: owning nothing meanwhile,
+          // this instance stops emitting them, and takes over from the topic whatever it gets back.
+          onLeave: () => this.assign([]),
         },
-      },
-      // Membership only: the records themselves are read by the processor's own consumer.
-      async () => {},
-    );
+        // Membership only: the records themselves are read by the processor's own consumer.
+        async () => {},
+      );
+    // The consumer rejoins by itself through outages; an error that ends it anyway must not end the
+    // membership in silence (the instance would keep emitting partitions the group gave to others,
+    // and no one would take over the ones it held): out of the group it owns nothing, and joins again.
+    const done = (async () => {
+      for (let failures = 0; ;) {
+        const startedAt = Date.now();
+        try {
+          await membership();
+          return; // stopped (the signal aborted, or the log closed)
+        } catch (err) {
+          if (signal.aborted || !member) throw err; // the first join's failure is the caller's
+          failures = Date.now() - startedAt > 60_000 ? 1 : failures + 1;
+          const wait = Math.min(REJOIN_MAX_MS, REJOIN_FIRST_MS * 2 ** (failures - 1));
+          this.logger.error({ err, retryInMs: wait }, 'left the group that assigns race partitions; joining again');
+          this.assign([]);
+          await sleep(wait, signal);
+          if (signal.aborted) return;
+        }
+      }
+    })();
     await Promise.race([assigned, done]);
     return { done };
   }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
