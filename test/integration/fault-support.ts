@@ -50,7 +50,7 @@ export class Fixture {
   async start(env: Record<string, string>, args: string[], prefix: RegExp, timeoutMs = 180_000): Promise<Started> {
     const child = spawn(process.execPath, [...CLI, ...args], {
       cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      env: { ...process.env, LOG_LEVEL: process.env.RACING_FAULT_LOG_LEVEL ?? 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.children.push(child);
@@ -168,4 +168,18 @@ export async function uninterruptedExport(fx: Fixture, generateArgs: string[]): 
   await fx.racing(env, ['generate', ...generateArgs]);
   await fx.racing(env, ['process']);
   return (await fx.racing(env, ['export', 'analytics'])).stdout;
+}
+
+/** The members (client ids) of every consumer group on a broker: ghosts show up as extra members. */
+export async function groupMembers(brokers: string): Promise<Record<string, string[]>> {
+  const { Kafka, logLevel } = await import('kafkajs');
+  const admin = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const ids = (await admin.listGroups()).groups.map((g) => g.groupId).sort();
+    const { groups } = await admin.describeGroups(ids);
+    return Object.fromEntries(groups.map((g) => [g.groupId, g.members.map((m) => m.clientId)]));
+  } finally {
+    await admin.disconnect();
+  }
 }
