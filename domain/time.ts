@@ -55,3 +55,16 @@ export function addDays(date: string, days: number): string {
 export function todayUtc(now: number = Date.now()): string {
   return utcDate(now);
 }
+
+/** Waits `ms`, or less when the signal aborts (resolves either way: a backoff that shutdown cuts short). */
+export function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -7,6 +7,7 @@
  */
 import { isRacingError } from '../../domain/errors.js';
 import type { Logger } from '../../domain/logger.js';
+import { abortableDelay } from '../../domain/time.js';
 
 export type TaskStatus = 'running' | 'retrying' | 'failed' | 'stopped';
 
@@ -97,7 +98,7 @@ export async function supervise(
         { err: describeError(e).message, task: name, retryInMs: Math.round(wait), failures },
         `${name} failed; starting it again after a backoff`,
       );
-      await delay(wait, signal);
+      await abortableDelay(wait, signal);
       if (signal.aborted) break;
     }
   }
@@ -107,16 +108,4 @@ export async function supervise(
 function describeError(e: unknown): { code: string; message: string; at: number } {
   const code = isRacingError(e) ? e.code : String((e as { code?: unknown } | null)?.code ?? 'internal');
   return { code, message: e instanceof Error ? e.message : String(e), at: Date.now() };
-}
-
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

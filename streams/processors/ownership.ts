@@ -8,6 +8,7 @@
 import { defaultPartition } from '../../domain/murmur2.js';
 import type { Logger } from '../../domain/logger.js';
 import type { LogPort } from '../log-port.js';
+import { abortableDelay } from '../../domain/time.js';
 
 /** Joining the group again after the membership ended with an error: first wait, doubling up to the cap. */
 const REJOIN_FIRST_MS = 1_000;
@@ -127,7 +128,7 @@ export class PartitionOwnership {
           const wait = Math.min(REJOIN_MAX_MS, REJOIN_FIRST_MS * 2 ** (failures - 1));
           this.logger.error({ err, retryInMs: wait }, 'left the group that assigns race partitions; joining again');
           this.assign([]);
-          await sleep(wait, signal);
+          await abortableDelay(wait, signal);
           if (signal.aborted) return;
         }
       }
@@ -135,16 +136,4 @@ export class PartitionOwnership {
     await Promise.race([assigned, done]);
     return { done };
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

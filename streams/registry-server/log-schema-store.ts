@@ -18,6 +18,7 @@ import { isRacingError, RacingError } from '../../domain/errors.js';
 import type { Logger } from '../../domain/logger.js';
 import type { LogPort, LogRecord } from '../log-port.js';
 import { backwardProblem, parseAvroSchema } from './avro-schema.js';
+import { abortableDelay } from '../../domain/time.js';
 
 /** One registered version of a subject, as stored in the `_schemas` topic. */
 export interface StoredSchema {
@@ -397,18 +398,6 @@ class LogSchemaStore implements SchemaStore {
       retriable: true,
     });
   }
-}
-
-function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
