@@ -36,6 +36,20 @@ export class Fixture {
     return d;
   }
 
+  /**
+   * Publishes the generated feed of `range` from `since` (the start when undefined) up to `until`
+   * ('end' = everything) to the broker in `env`, as an operator's feeder would.
+   */
+  publish(env: Record<string, string>, range: readonly string[], since: string | undefined, until: string) {
+    return this.racing({ ...env, RACING_DATA_DIR: this.dir('feed') }, [
+      'generate',
+      ...range,
+      ...(since ? ['--since', since] : []),
+      '--until',
+      until === 'end' ? 'all' : until,
+    ]);
+  }
+
   /** `racing <args>` to completion. */
   racing(env: Record<string, string>, args: string[], timeoutMs = 180_000) {
     return run(process.execPath, [...CLI, ...args], {

@@ -41,14 +41,7 @@ describe.skipIf(!inject('kafkaBrokers'))(
         /schema registry on/,
       );
       const env = { ...kafka, SCHEMA_REGISTRY_URL: registry.url, RACING_CHECKPOINT_MS: '500', PORT: '0' };
-      const publish = (since: string | undefined, until: string) =>
-        fx.racing({ ...env, RACING_DATA_DIR: fx.dir('feed') }, [
-          'generate',
-          ...RANGE,
-          ...(since ? ['--since', since] : []),
-          '--until',
-          until === 'end' ? 'all' : until,
-        ]);
+      const publish = (since: string | undefined, until: string) => fx.publish(env, RANGE, since, until);
       const expected = await uninterruptedExport(fx, [...RANGE, '--until', 'all']);
       await publish(undefined, SLICES[0]!);
 

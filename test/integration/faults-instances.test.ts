@@ -38,14 +38,7 @@ async function setup(prefix: string) {
     RACING_CHECKPOINT_MS: '500',
     PORT: '0',
   };
-  const publish = (since: string | undefined, until: string) =>
-    fx.racing({ ...env, RACING_DATA_DIR: fx.dir('feed') }, [
-      'generate',
-      ...RANGE,
-      ...(since ? ['--since', since] : []),
-      '--until',
-      until === 'end' ? 'all' : until,
-    ]);
+  const publish = (since: string | undefined, until: string) => fx.publish(env, RANGE, since, until);
   const startInstance = async (id: string) => {
     const dir = fx.dir(`svc-${id}`);
     const started = await fx.start({ ...env, RACING_DATA_DIR: dir, RACING_INSTANCE_ID: id }, ['serve'], /serving on/);
