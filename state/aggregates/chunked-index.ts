@@ -66,11 +66,15 @@ export class ChunkedIndex {
   headDirty = false;
   /** stream time this index was last used (eviction) */
   touched = 0;
+  /** the owner's checkpoint count when it last queued this index as changed (EngineState.touchIndex) */
+  checkpointEpoch = -1;
   /** prefix arrays over metas: pn[i] = sum of n over metas [0, i), ps likewise per dimension, pmax = max maxVisible */
   private pn: number[] = [0];
   private ps: number[];
   private pmax: number[] = [Number.NEGATIVE_INFINITY];
   private prefixValid = 0;
+  /** how many of `metas` have no chunk in memory (0: every query is answerable, no residency check) */
+  private absent = 0;
 
   constructor(
     readonly width: number,
@@ -94,6 +98,7 @@ export class ChunkedIndex {
         used: Number.NEGATIVE_INFINITY,
       });
     }
+    idx.absent = head.months.length;
     for (let i = 0; i < head.pendingRaces.length; i++) idx.pending.set(head.pendingRaces[i]!, head.pendingOffs[i]!);
     return idx;
   }
@@ -139,6 +144,7 @@ export class ChunkedIndex {
   /** Positions of chunks holding events off after `off` (or the chunk of `off` itself) that are not in memory. */
   missingFrom(off: number): number[] {
     const out: number[] = [];
+    if (this.absent === 0) return out;
     for (let i = this.firstEndAfter(off); i < this.metas.length; i++) if (!this.metas[i]!.chunk) out.push(i);
     return out;
   }
@@ -156,11 +162,13 @@ export class ChunkedIndex {
       } else {
         m.chunk = c;
       }
+      this.absent--;
     }
   }
 
   /** Makes `window(from, t)` answerable; undefined when nothing had to be loaded. */
   ensure(from: number, t: number): Promise<void> | undefined {
+    if (this.absent === 0) return undefined; // the query itself marks the chunks it reads as used
     const miss = this.missing(from, t);
     return miss.length > 0 ? this.load(miss) : undefined;
   }
@@ -185,6 +193,7 @@ export class ChunkedIndex {
         dropped++;
       }
     }
+    this.absent += dropped;
     return dropped;
   }
 
@@ -259,6 +268,7 @@ export class ChunkedIndex {
 
   /** Makes `lastOffWith(dim, t, horizon)` answerable, loading chunks one at a time as the walk needs them. */
   ensureLast(dim: number, t: number, horizon: number): Promise<void> | undefined {
+    if (this.absent === 0) return undefined;
     const miss: number[] = [];
     this.walkLast(dim, t, horizon, miss);
     if (miss.length === 0) return undefined;
@@ -341,53 +351,48 @@ export class ChunkedIndex {
     const j = this.prefixVisibleBefore(t, iT);
     const a = from === Number.NEGATIVE_INFINITY ? 0 : this.firstStartAtOrAfter(from);
     const b = Math.min(j, this.firstEndAfter(t));
-    const sums = new Array<number>(w).fill(0);
-    let n = 0;
+    const out: WindowCounts | undefined = missing
+      ? undefined
+      : { n: 0, sums: new Array<number>(w).fill(0), latestVisible: 0 };
     const pm = this.pmax[j]!;
     let found = pm !== Number.NEGATIVE_INFINITY;
     let latest = found ? pm : 0;
-    if (a < b) {
-      n = this.pn[b]! - this.pn[a]!;
-      for (let d = 0; d < w; d++) sums[d] = this.ps[b * w + d]! - this.ps[a * w + d]!;
+    if (out && a < b) {
+      out.n = this.pn[b]! - this.pn[a]!;
+      const ps = this.ps;
+      const sums = out.sums;
+      for (let d = 0; d < w; d++) sums[d] = ps[b * w + d]! - ps[a * w + d]!;
     }
-    const detail = (i: number, count: boolean): boolean => {
+    const touched = this.touched;
+    // Before the window only chunks from j on (holding an event visible at or after t) need a look,
+    // for latestVisible; in the window, every chunk the prefix sums [a, b) do not cover.
+    for (let i = Math.min(j, iFrom); i < iT; i++) {
+      if (i >= iFrom && i >= a && i < b) continue;
       const m = metas[i]!;
-      if (!m.chunk) {
+      const c = m.chunk;
+      if (!c) {
         if (missing) missing.push(i);
         else throw new MissingChunkError(m.start);
-        return false;
+        continue;
       }
-      if (missing) {
-        m.used = this.touched;
-        return true;
-      }
-      const c = m.chunk.window(count ? from : Number.POSITIVE_INFINITY, t);
-      if (count) {
-        n += c.n;
-        for (let d = 0; d < w; d++) sums[d]! += c.sums[d]!;
-      }
-      if (c.latestVisible !== 0 && (!found || c.latestVisible > latest)) {
-        latest = c.latestVisible;
+      m.used = touched;
+      if (!out) continue;
+      const lv = c.addWindow(i < iFrom ? Number.POSITIVE_INFINITY : from, t, out);
+      if (lv !== 0 && (!found || lv > latest)) {
+        latest = lv;
         found = true;
       }
-      return true;
-    };
-    // before the window: only chunks with an event visible at or after t need a look (latestVisible)
-    for (let i = j; i < Math.min(iFrom, iT); i++) detail(i, false);
-    for (let i = iFrom; i < iT; i++) {
-      if (i >= a && i < b) continue;
-      detail(i, true);
     }
-    if (missing) return undefined;
-    return { n, sums, latestVisible: found ? latest : 0 };
+    if (!out) return undefined;
+    out.latestVisible = found ? latest : 0;
+    return out;
   }
 
   private summarise(i: number): void {
     const m = this.metas[i]!;
-    const s = m.chunk!.window(Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY);
-    m.n = s.n;
-    m.sums = s.sums;
-    m.maxVisible = s.n > 0 ? s.latestVisible : Number.NEGATIVE_INFINITY;
+    const c = m.chunk!;
+    m.n = c.totalsInto(m.sums);
+    m.maxVisible = c.maxVisible();
     m.dirty = true;
     this.headDirty = true;
     this.invalidate(i);

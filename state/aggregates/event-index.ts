@@ -147,25 +147,54 @@ export class EventIndex {
    * `fromOff = -Infinity` gives the whole visible history.
    */
   window(fromOff: number, t: number): WindowCounts {
+    const out: WindowCounts = { n: 0, sums: new Array<number>(this.width).fill(0), latestVisible: 0 };
+    out.latestVisible = this.addWindow(fromOff, t, out);
+    return out;
+  }
+
+  /**
+   * Adds the counts and sums of `window(fromOff, t)` to `acc` (no allocation: the chunked index sums
+   * its months' detail this way) and returns the window's latestVisible (0 when none). With
+   * `fromOff = +Infinity` nothing is counted: only latestVisible is computed.
+   */
+  addWindow(fromOff: number, t: number, acc: { n: number; sums: number[] }): number {
     const w = this.width;
     const S = this.stride;
     const r = this.rec;
-    const lo = this.lowerBound(fromOff);
     const hi = this.lowerBound(t);
-    this.ensureCum(Math.max(lo, hi));
-    const cum = this.cum;
-    const sums = new Array<number>(w);
-    for (let d = 0; d < w; d++) sums[d] = cum[hi * w + d]! - cum[lo * w + d]!;
-    let n = hi - lo;
-    // Events off before T but published at or after T are not visible: subtract them.
-    const scanFrom = Math.max(lo, this.lowerBound(t - this.maxLag));
-    for (let i = scanFrom; i < hi; i++) {
-      if (r[i * S + 1]! >= t) {
-        n--;
-        for (let d = 0; d < w; d++) sums[d]! -= r[i * S + 2 + d]!;
+    const lo = fromOff === Number.POSITIVE_INFINITY ? hi : this.lowerBound(fromOff);
+    if (lo !== hi) {
+      // (an inverted window, fromOff > t, keeps its old answer: a negative count)
+      this.ensureCum(Math.max(lo, hi));
+      const cum = this.cum;
+      const sums = acc.sums;
+      for (let d = 0; d < w; d++) sums[d]! += cum[hi * w + d]! - cum[lo * w + d]!;
+      let n = hi - lo;
+      // Events off before T but published at or after T are not visible: subtract them.
+      const scanFrom = Math.max(lo, this.lowerBound(t - this.maxLag));
+      for (let i = scanFrom; i < hi; i++) {
+        if (r[i * S + 1]! >= t) {
+          n--;
+          for (let d = 0; d < w; d++) sums[d]! -= r[i * S + 2 + d]!;
+        }
       }
+      acc.n += n;
     }
-    return { n, sums, latestVisible: this.latestVisibleAt(t, hi) };
+    return this.latestVisibleAt(t, hi);
+  }
+
+  /** Writes the sums over every event into `sums` and returns the count. */
+  totalsInto(sums: number[]): number {
+    const w = this.width;
+    const n = this.n;
+    this.ensureCum(n);
+    for (let d = 0; d < w; d++) sums[d] = this.cum[n * w + d]!;
+    return n;
+  }
+
+  /** The latest visibleAt of any event, -Infinity when empty. */
+  maxVisible(): number {
+    return this.n > 0 ? this.latestVisibleAt(Number.POSITIVE_INFINITY, this.n) : Number.NEGATIVE_INFINITY;
   }
 
   /** Keys of events with off strictly after `t` (for late-data recomputes). */

@@ -163,30 +163,65 @@ const RUNNER_FACT_KEYS = [
 ] as const satisfies readonly (keyof RunnerFacts)[];
 
 type LinkKey = readonly [EntityKind, string, RunnerFacts | null];
+
 /**
- * Computed once per links object: the same key strings are then used for every lookup (a composite key
- * built afresh would be hashed afresh by every Map lookup).
+ * What a race's links touch, worked out once per links object (the keys are built and the indexes
+ * looked up once, not at every ready, link, unlink and row assembly of the race).
  */
-const linkKeyCache = new WeakMap<RaceLinks, readonly LinkKey[]>();
+export interface LinkPlan {
+  /** every key, per kind (ENTITY_KINDS order), with the runner it belongs to (null for per-race kinds) */
+  readonly keys: readonly LinkKey[];
+  /** grid[ki][j]: position in `keys` of kind ki's key of runner j (links order); -1 when it has none */
+  readonly grid: readonly Int32Array[];
+  /** the index of each key as far as looked up (aligned with `keys`), valid while `epoch` is the state's */
+  idx: (ChunkedIndex | undefined)[];
+  epoch: number;
+}
+
+const planCache = new WeakMap<RaceLinks, LinkPlan>();
+
+/** The plan of a race's links (cached on the links object). */
+export function linkPlan(l: RaceLinks): LinkPlan {
+  let plan = planCache.get(l);
+  if (plan) return plan;
+  const keys: LinkKey[] = [];
+  const grid: Int32Array[] = [];
+  for (const k of ENTITY_KINDS) {
+    const g = new Int32Array(l.runners.length).fill(-1);
+    grid.push(g);
+    if (k.per === 'race') {
+      g.fill(keys.length);
+      keys.push([k, k.key(l), null]);
+      continue;
+    }
+    for (let j = 0; j < l.runners.length; j++) {
+      const r = l.runners[j]!;
+      const key = keyOf(k, r, l);
+      if (key === null) continue;
+      g[j] = keys.length;
+      keys.push([k, key, r]);
+    }
+  }
+  plan = { keys, grid, idx: new Array<ChunkedIndex | undefined>(keys.length), epoch: -1 };
+  planCache.set(l, plan);
+  return plan;
+}
+
+/**
+ * The plan's resolved indexes, reset when the state has evicted an index since they were looked up (an
+ * evicted index comes back as a new object). A resolved index is still marked as used (`touched`).
+ */
+export function resolvedIndexes(state: EngineState, plan: LinkPlan): (ChunkedIndex | undefined)[] {
+  if (plan.epoch !== state.indexEpoch) {
+    plan.idx = new Array<ChunkedIndex | undefined>(plan.keys.length);
+    plan.epoch = state.indexEpoch;
+  }
+  return plan.idx;
+}
 
 /** The keys a race's links touch, per kind, with the runner they belong to (null for per-race kinds). */
 export function linkKeys(l: RaceLinks): readonly LinkKey[] {
-  let keys = linkKeyCache.get(l);
-  if (keys) return keys;
-  const out: LinkKey[] = [];
-  for (const k of ENTITY_KINDS) {
-    if (k.per === 'race') {
-      out.push([k, k.key(l), null]);
-      continue;
-    }
-    for (const r of l.runners) {
-      const key = keyOf(k, r, l);
-      if (key !== null) out.push([k, key, r]);
-    }
-  }
-  keys = out;
-  linkKeyCache.set(l, keys);
-  return keys;
+  return linkPlan(l).keys;
 }
 
 export function rowKey(raceId: string, horseId: string): string {
@@ -208,9 +243,12 @@ export class Linker {
   ) {}
 
   link(raceId: string, l: RaceLinks): void {
+    const plan = linkPlan(l);
+    const keys = plan.keys;
+    const idx = resolvedIndexes(this.state, plan);
     if (l.kind === 'pending') {
       for (const r of l.runners) this.setHorsePending(r.horseId, raceId, l.off);
-      for (const [k, key] of linkKeys(l)) if (!k.within) this.idx(k, key).setPending(raceId, l.off);
+      for (let p = 0; p < keys.length; p++) if (!keys[p]![0].within) this.idx(idx, p).setPending(raceId, l.off);
       return;
     }
     for (const r of l.runners) {
@@ -219,22 +257,26 @@ export class Linker {
       this.state.touchHorse(r.horseId);
       this.markHorseDependents(h, l.off, raceId);
     }
-    for (const [k, key, r] of linkKeys(l)) {
-      const idx = this.idx(k, key);
+    for (let p = 0; p < keys.length; p++) {
+      const [k, key, r] = keys[p]!;
+      const i = this.idx(idx, p);
       if (k.per === 'race') {
-        idx.upsert(raceId, l.off, l.visibleAt, k.vector(l.runners));
+        i.upsert(raceId, l.off, l.visibleAt, k.vector(l.runners));
         this.onRaceEvent(key, l.visibleAt);
-      } else idx.upsert(rowKey(raceId, r!.horseId), l.off, l.visibleAt, k.vector(r!, l));
-      if (!k.within) this.markDependents(idx, l.off, raceId);
+      } else i.upsert(rowKey(raceId, r!.horseId), l.off, l.visibleAt, k.vector(r!, l));
+      if (!k.within) this.markDependents(i, l.off, raceId);
     }
   }
 
   unlink(raceId: string, l: RaceLinks): void {
+    const plan = linkPlan(l);
+    const keys = plan.keys;
+    const idx = resolvedIndexes(this.state, plan);
     if (l.kind === 'pending') {
       for (const r of l.runners) {
         if (this.horse(r.horseId).pending.delete(raceId)) this.state.touchHorse(r.horseId);
       }
-      for (const [k, key] of linkKeys(l)) if (!k.within) this.idx(k, key).deletePending(raceId);
+      for (let p = 0; p < keys.length; p++) if (!keys[p]![0].within) this.idx(idx, p).deletePending(raceId);
       return;
     }
     for (const r of l.runners) {
@@ -246,11 +288,12 @@ export class Linker {
       }
       this.markHorseDependents(h, l.off, raceId);
     }
-    for (const [k, key, r] of linkKeys(l)) {
-      const idx = this.idx(k, key);
-      idx.remove(k.per === 'race' ? raceId : rowKey(raceId, r!.horseId), l.off);
+    for (let p = 0; p < keys.length; p++) {
+      const [k, key, r] = keys[p]!;
+      const i = this.idx(idx, p);
+      i.remove(k.per === 'race' ? raceId : rowKey(raceId, r!.horseId), l.off);
       if (k.per === 'race') this.onRaceEvent(key, l.visibleAt);
-      if (!k.within) this.markDependents(idx, l.off, raceId);
+      if (!k.within) this.markDependents(i, l.off, raceId);
     }
   }
 
@@ -258,9 +301,10 @@ export class Linker {
     return this.state.peekHorse(id)!;
   }
 
-  /** A resident index (see EngineResidency.ready), marked as changed. */
-  private idx(k: EntityKind, id: string): ChunkedIndex {
-    const i = this.state.peekIndex(k.kind, id)!;
+  /** The index at position p of a plan, resolved by EngineResidency.ready, marked as changed. */
+  private idx(resolved: (ChunkedIndex | undefined)[], p: number): ChunkedIndex {
+    const i = resolved[p];
+    if (!i) throw new Error('an entity index was not made resident before linking');
     this.state.touchIndex(i);
     return i;
   }

@@ -8,15 +8,14 @@
 import type { RaceCard } from '../../domain/avro-types.generated.js';
 import {
   ENTITY_KINDS,
+  type EntityKind,
   keyOf,
   LAST_WIN_HORIZON,
-  type RaceFacts,
-  type RunnerFacts,
   windowFrom,
 } from '../../domain/features/entity-table.js';
 import type { InputEvent } from '../../domain/events.js';
 import type { SnapshotCalendar } from '../../domain/features/snapshot-calendar.js';
-import { linkKeys, raceFactsOf, runnerFactsOf } from './engine-links.js';
+import { linkPlan, raceFactsOf, resolvedIndexes, runnerFactsOf } from './engine-links.js';
 import type { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
 import type { EngineState, IndexKind, RaceLinks } from './engine-state.js';
 
@@ -55,65 +54,66 @@ export class EngineResidency {
 
   /**
    * Makes resident what linking or unlinking these links touches: the horses, and each entity's index
-   * (with the chunks from the race's month on, for run facts).
+   * (with the chunks from the race's month on, for run facts), resolved on the links' plan.
    */
   async ready(l: RaceLinks): Promise<void> {
     const s = this.state;
     const ran = l.kind === 'ran';
     for (const r of l.runners) if (!s.peekHorse(r.horseId)) await s.horse(r.horseId);
-    for (const [k, key] of linkKeys(l)) {
+    const plan = linkPlan(l);
+    const keys = plan.keys;
+    for (let p = 0; p < keys.length; p++) {
+      const [k, key] = keys[p]!;
       if (!ran && k.within) continue; // pending interest is kept on the parent kind only
-      const resident = s.peekIndex(k.kind, key);
-      if (resident && !ran) continue;
-      const i = resident ?? (await s.index(k.kind, key, true));
+      const idx = resolvedIndexes(s, plan);
+      let i = idx[p];
+      if (i) i.touched = s.now;
+      else {
+        i = s.peekIndex(k.kind, key) ?? (await s.index(k.kind, key, true));
+        resolvedIndexes(s, plan)[p] = i;
+      }
       if (ran) {
-        const p = i.ensureFrom(l.off);
-        if (p) await p;
+        const q = i.ensureFrom(l.off);
+        if (q) await q;
       }
     }
   }
 
   /**
-   * Makes resident what computing a race's rows reads: the starters' horses and every window each kind
-   * queries. `keys[i][j]` is kind i's key of starter j; returns the sources in the same shape
-   * (undefined where the key is null or has no history).
+   * Makes resident what computing a race's rows reads: the starters' horses (the links' runners) and
+   * every window each kind queries. Returns the index of each key of the links' plan (undefined where the
+   * key has no history yet).
    */
-  async readyRows(
-    starters: readonly RunnerFacts[],
-    race: RaceFacts,
-    keys: readonly (readonly (string | null)[])[],
-  ): Promise<(ChunkedIndex | undefined)[][]> {
+  async readyRows(l: RaceLinks): Promise<readonly (ChunkedIndex | undefined)[]> {
     const s = this.state;
-    const off = race.off;
-    for (const r of starters) if (!s.peekHorse(r.horseId)) await s.horse(r.horseId);
-    const sources: (ChunkedIndex | undefined)[][] = [];
-    for (let ki = 0; ki < ENTITY_KINDS.length; ki++) {
-      const k = ENTITY_KINDS[ki]!;
-      const t = k.asOf ? k.asOf(off, this.cal) : off;
-      const row: (ChunkedIndex | undefined)[] = [];
-      sources.push(row);
-      const kindKeys = keys[ki]!;
-      for (let j = 0; j < kindKeys.length; j++) {
-        const key = kindKeys[j]!;
-        // a per-race kind has one key for every starter: look it up once
-        const i =
-          key === null
-            ? undefined
-            : j > 0 && k.per === 'race'
-              ? row[0]
-              : (s.peekIndex(k.kind, key) ?? (await s.index(k.kind, key)));
-        row.push(i);
-        if (!i || (j > 0 && k.per === 'race')) continue;
-        for (const len of k.windowsMs) {
-          const p = i.ensure(windowFrom(len, t), t);
-          if (p) await p;
-        }
-        if (k.lastDim !== undefined) {
-          const q = i.ensureLast(k.lastDim, t, t - LAST_WIN_HORIZON);
-          if (q) await q;
-        }
+    for (const r of l.runners) if (!s.peekHorse(r.horseId)) await s.horse(r.horseId);
+    const plan = linkPlan(l);
+    const keys = plan.keys;
+    const off = l.off;
+    let kind: EntityKind | undefined;
+    let t = off;
+    for (let p = 0; p < keys.length; p++) {
+      const [k, key] = keys[p]!;
+      if (k !== kind) {
+        kind = k;
+        t = k.asOf ? k.asOf(off, this.cal) : off;
+      }
+      let i = resolvedIndexes(s, plan)[p];
+      if (i) i.touched = s.now;
+      else {
+        i = s.peekIndex(k.kind, key) ?? (await s.index(k.kind, key));
+        if (!i) continue;
+        resolvedIndexes(s, plan)[p] = i;
+      }
+      for (const len of k.windowsMs) {
+        const q = i.ensure(windowFrom(len, t), t);
+        if (q) await q;
+      }
+      if (k.lastDim !== undefined) {
+        const q = i.ensureLast(k.lastDim, t, t - LAST_WIN_HORIZON);
+        if (q) await q;
       }
     }
-    return sources;
+    return resolvedIndexes(s, plan);
   }
 }

@@ -6,7 +6,7 @@
  */
 import type { AnalyticsRow, RaceCardRunner } from '../../domain/avro-types.generated.js';
 import { distanceBucket, distanceBucketCode, disciplineCode, goingCode, surfaceCode } from '../../domain/codes.js';
-import { ENTITY_KINDS, keyOf, type RowContext, type RunnerFacts } from '../../domain/features/entity-table.js';
+import { ENTITY_KINDS, type RowContext } from '../../domain/features/entity-table.js';
 import { type HorseCatalogue, horseCatalogue } from '../../domain/features/horse-catalogue.js';
 import { horseFeatures, type TodayContext } from '../../domain/features/horse.js';
 import { raceContextFeatures, runnerCardFeatures } from '../../domain/features/race-context.js';
@@ -15,7 +15,7 @@ import { EMPTY_HISTORY } from '../../domain/features/window-source.js';
 import type { SnapshotCalendar } from '../../domain/features/snapshot-calendar.js';
 import { isoUtc } from '../../domain/time.js';
 import { loadSchemaText } from '../serde.js';
-import { effectiveCard, latestCard, raceFactsOf, runnerFactsOf } from './engine-links.js';
+import { effectiveCard, latestCard, linkPlan } from './engine-links.js';
 import type { EngineResidency } from './engine-residency.js';
 import type { EngineState, RaceState } from './engine-state.js';
 
@@ -61,11 +61,12 @@ export async function computeRows(
   const declared = card.runners.filter((r) => !r.nonRunner);
   const byHorse = new Map((result?.runners ?? []).map((r) => [r.horseId, r]));
   const starters = (result ? declared.filter((r) => byHorse.has(r.horseId)) : declared).sort(byHorseId);
-  const facts = raceFactsOf(card, off);
-  const starterFacts: RunnerFacts[] = starters.map(runnerFactsOf);
-  // every key computed once: the same strings serve residency and the row loop
-  const keys = ENTITY_KINDS.map((k) => starterFacts.map((f) => keyOf(k, f, facts)));
-  const sources = await residency.readyRows(starterFacts, facts, keys);
+  // The race's links (brought in line with its card and result by every change) name the same runners,
+  // keyed the same way: their plan's keys and resolved indexes serve the rows too.
+  const links = race.links!;
+  const plan = linkPlan(links);
+  const sources = await residency.readyRows(links);
+  const linkPos = new Map(links.runners.map((x, j) => [x.horseId, j]));
 
   const course = state.courseAt(card.courseId, off);
   const topo = course?.topology ?? null;
@@ -98,7 +99,9 @@ export async function computeRows(
   const rows: AnalyticsRow[] = [];
   for (let i = 0; i < starters.length; i++) {
     const r = starters[i]!;
-    const f = starterFacts[i]!;
+    const j = linkPos.get(r.horseId);
+    if (j === undefined) throw new Error(`race ${race.raceId}: runner ${r.horseId} is not in its links`);
+    const f = links.runners[j]!;
     const row = newRow();
     Object.assign(row, common);
     row.raceId = race.raceId;
@@ -117,7 +120,7 @@ export async function computeRows(
       distanceBucket: bucket,
       surface: card.surface,
       discipline: card.discipline,
-      goingGroup: facts.goingGroup,
+      goingGroup: links.goingGroup,
       raceClass: card.raceClass,
       isHandicap: card.isHandicap,
       officialRating: r.officialRating,
@@ -152,7 +155,8 @@ export async function computeRows(
     for (let ki = 0; ki < ENTITY_KINDS.length; ki++) {
       const k = ENTITY_KINDS[ki]!;
       // a key the card names but with no history yet is an empty history, not an unknown key
-      const src = sources[ki]![i] ?? (keys[ki]![i] === null ? undefined : EMPTY_HISTORY);
+      const p = plan.grid[ki]![j]!;
+      const src = p < 0 ? undefined : (sources[p] ?? EMPTY_HISTORY);
       const seen = k.features(src, ctx, row);
       if (seen > latestVisible) latestVisible = seen;
     }

@@ -110,6 +110,13 @@ export class EngineState {
   now = 0;
   /** races seen for the first time by this state object (not found in memory or in the store) */
   newRaces = 0;
+  /**
+   * Advanced whenever an index leaves memory: an index object looked up before is then possibly stale
+   * (it comes back as a new object), so lookups cached on a race's links are dropped (engine-links.ts).
+   */
+  indexEpoch = 0;
+  /** checkpoints taken (takeDirty calls): an index whose `checkpointEpoch` is this is in `dirtyIndexes` */
+  private checkpoints = 0;
 
   constructor(readonly store?: StorePort) {}
 
@@ -237,6 +244,8 @@ export class EngineState {
 
   /** Records that an index changed (its dirty chunks and head are written at the next checkpoint). */
   touchIndex(idx: ChunkedIndex): void {
+    if (idx.checkpointEpoch === this.checkpoints) return; // already in this checkpoint's set
+    idx.checkpointEpoch = this.checkpoints;
     this.dirtyIndexes.add(idx);
   }
 
@@ -390,6 +399,7 @@ export class EngineState {
     this.dirtyRaces.clear();
     this.dirtyHorses.clear();
     this.dirtyIndexes.clear();
+    this.checkpoints++;
     this.dirtyCourses.clear();
     this.newCourseRaces.length = 0;
     if (this.store) this.courseRaces.clear();
@@ -426,6 +436,7 @@ export class EngineState {
           indexes.delete(id);
           this.indexIds.delete(idx);
           counts.indexes++;
+          this.indexEpoch++;
         } else {
           counts.chunks += idx.evictChunksBefore(now - RESIDENCY.chunkAge, now - RESIDENCY.chunkIdle);
         }
