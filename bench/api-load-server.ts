@@ -7,11 +7,14 @@
  *                               logger at info); prints {url, key, paths, bytes, ...}
  *   bare <service url> <key> <paths json>
  *                               a bare Fastify app answering the same paths with the very bytes the service
- *                               sends for them; prints {url}
+ *                               sends for them, for each coding the request accepts (identity, br, gzip:
+ *                               the service's compressed bytes, with their Content-Encoding); prints
+ *                               {url, wireBytes: {"<coding> <path>": bytes}}
  *
  * Each prints one JSON line on stdout, then answers every `cpu` line on stdin with its process CPU time
  * ({"user":µs,"system":µs}) and exits when stdin closes.
  */
+import { request as httpRequest } from 'node:http';
 import { createInterface } from 'node:readline';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
@@ -81,22 +84,49 @@ if (mode === 'service') {
 } else if (mode === 'bare') {
   const [serviceUrl, key, pathsJson] = args as [string, string, string];
   const paths = JSON.parse(pathsJson) as Record<string, string>;
+  const codings = ['identity', 'br', 'gzip'] as const;
   const bodies = new Map<string, Buffer>();
   for (const path of Object.values(paths)) {
-    const res = await fetch(serviceUrl + path, { headers: { 'x-api-key': key } });
-    bodies.set(path, Buffer.from(await res.arrayBuffer()));
+    for (const coding of codings) bodies.set(`${coding} ${path}`, await rawBody(serviceUrl + path, key, coding));
   }
   const bare: FastifyInstance = Fastify();
   for (const path of Object.values(paths)) {
-    const body = bodies.get(path)!;
     const route = path.split('?')[0]!;
-    bare.get(route, async (_request, reply) => reply.type('application/json; charset=utf-8').send(body));
+    bare.get(route, async (request, reply) => {
+      // the coding the service picks for the same header: br first, then gzip (api/compression.ts)
+      const accept = request.headers['accept-encoding'] ?? '';
+      const coding = /\bbr\b/.test(accept) ? 'br' : /\bgzip\b/.test(accept) ? 'gzip' : 'identity';
+      reply.type('application/json; charset=utf-8').header('vary', 'Accept-Encoding');
+      if (coding !== 'identity') reply.header('content-encoding', coding);
+      return reply.send(bodies.get(`${coding} ${path}`)!);
+    });
   }
   const url = await bare.listen({ host: '127.0.0.1', port: 0 });
-  process.stdout.write(`${JSON.stringify({ url })}\n`);
+  const wireBytes = Object.fromEntries([...bodies].map(([k, b]) => [k, b.byteLength]));
+  process.stdout.write(`${JSON.stringify({ url, wireBytes })}\n`);
   close = () => bare.close();
 } else {
   throw new Error('usage: api-load-server.ts service <data dir> | bare <service url> <key> <paths json>');
+}
+
+/** The bytes the service sends for a path when the client accepts this coding (not decoded: fetch would). */
+function rawBody(url: string, key: string, coding: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { 'x-api-key': key };
+    if (coding !== 'identity') headers['accept-encoding'] = coding;
+    const req = httpRequest(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const got = res.headers['content-encoding'] ?? 'identity';
+        if (res.statusCode !== 200 || got !== coding) {
+          reject(new Error(`${url} (${coding}): ${res.statusCode}, content-encoding ${got}`));
+        } else resolve(Buffer.concat(chunks));
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 const lines = createInterface({ input: process.stdin });

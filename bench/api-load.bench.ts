@@ -6,6 +6,11 @@
  * Target: ratio >= 0.7 and p99 < 10 ms at 32 connections.
  *
  *   npm run bench:api [-- --data-dir DIR] [--duration 10] [--connections 32] [--rounds 2]
+ *                        [--encodings identity,br]
+ *
+ * Each path is loaded once per coding in --encodings: `identity` sends no Accept-Encoding (the whole JSON
+ * on the wire), `br` and `gzip` send that Accept-Encoding, as browsers, curl --compressed and most HTTP
+ * libraries do; the bare route then answers with the service's own compressed bytes.
  *
  * Without --data-dir it generates and processes a month of racing (scale 0.6) in a temporary data dir.
  * Each server runs in its own child process (bench/api-load-server.ts), autocannon in this one. Bare and
@@ -29,8 +34,13 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '32' },
     rounds: { type: 'string', default: '2' },
+    encodings: { type: 'string', default: 'identity,br' },
   },
 });
+const encodings = values.encodings.split(',').map((e) => e.trim());
+for (const e of encodings) {
+  if (!['identity', 'br', 'gzip'].includes(e)) throw new Error(`--encodings: ${e} is not one of identity, br, gzip`);
+}
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 const rounds = Number(values.rounds);
@@ -102,6 +112,8 @@ const setup = service.first as {
 };
 const bare = await startChild(['bare', setup.url, setup.key, JSON.stringify(setup.paths)]);
 const bareUrl = bare.first['url'] as string;
+/** bytes on the wire per coding and path (the service's own bytes, as the bare route sends them) */
+const wireBytes = bare.first['wireBytes'] as Record<string, number>;
 
 interface Figures {
   requestsPerSecond: number;
@@ -112,8 +124,10 @@ interface Figures {
   errors: number;
 }
 
-async function load(server: Child, url: string): Promise<Figures> {
-  const options = { url, connections, headers: { 'x-api-key': setup.key } };
+async function load(server: Child, url: string, encoding: string): Promise<Figures> {
+  const headers: Record<string, string> = { 'x-api-key': setup.key };
+  if (encoding !== 'identity') headers['accept-encoding'] = encoding;
+  const options = { url, connections, headers };
   await autocannon({ ...options, duration: 2 }); // warm-up: JIT, caches, keep-alive connections
   const before = await server.cpuMicros();
   const r = await autocannon({ ...options, duration });
@@ -138,34 +152,37 @@ function mean(runs: readonly Figures[]): Figures {
   };
 }
 
-const results: Record<string, unknown> = {};
-for (const [name, path] of Object.entries(setup.paths)) {
-  const bareRuns: Figures[] = [];
-  const serviceRuns: Figures[] = [];
-  for (let i = 0; i < rounds; i++) {
-    bareRuns.push(await load(bare, bareUrl + path));
-    serviceRuns.push(await load(service, setup.url + path));
+const results: Record<string, Record<string, unknown>> = {};
+for (const encoding of encodings) {
+  results[encoding] = {};
+  for (const [name, path] of Object.entries(setup.paths)) {
+    const bareRuns: Figures[] = [];
+    const serviceRuns: Figures[] = [];
+    for (let i = 0; i < rounds; i++) {
+      bareRuns.push(await load(bare, bareUrl + path, encoding));
+      serviceRuns.push(await load(service, setup.url + path, encoding));
+    }
+    // Throughput and CPU averaged over the rounds; p99 the worst round's.
+    const b = mean(bareRuns);
+    const s = mean(serviceRuns);
+    const ratio = +(s.requestsPerSecond / b.requestsPerSecond).toFixed(2);
+    const cpuRatio = +(b.cpuMicrosPerRequest / s.cpuMicrosPerRequest).toFixed(2);
+    results[encoding][name] = {
+      path,
+      bytes: wireBytes[`${encoding} ${path}`],
+      bare: b,
+      service: s,
+      ratio,
+      cpuRatio,
+      meetsTarget: ratio >= 0.7 && s.p99Ms < 10 && s.non2xx === 0 && s.errors === 0,
+    };
+    process.stderr.write(
+      `GET ${path} (${wireBytes[`${encoding} ${path}`]} bytes, Accept-Encoding: ${encoding === 'identity' ? 'none' : encoding})\n` +
+        `  bare    ${String(b.requestsPerSecond).padStart(6)} req/s  p99 ${String(b.p99Ms).padStart(3)} ms  ${b.cpuMicrosPerRequest} µs CPU/req\n` +
+        `  service ${String(s.requestsPerSecond).padStart(6)} req/s  p99 ${String(s.p99Ms).padStart(3)} ms  ${s.cpuMicrosPerRequest} µs CPU/req\n` +
+        `  ratio   ${ratio} (req/s service/bare), ${cpuRatio} (CPU per request bare/service)\n`,
+    );
   }
-  // Throughput and CPU averaged over the rounds; p99 the worst round's.
-  const b = mean(bareRuns);
-  const s = mean(serviceRuns);
-  const ratio = +(s.requestsPerSecond / b.requestsPerSecond).toFixed(2);
-  const cpuRatio = +(b.cpuMicrosPerRequest / s.cpuMicrosPerRequest).toFixed(2);
-  results[name] = {
-    path,
-    bytes: setup.bytes[name],
-    bare: b,
-    service: s,
-    ratio,
-    cpuRatio,
-    meetsTarget: ratio >= 0.7 && s.p99Ms < 10 && s.non2xx === 0 && s.errors === 0,
-  };
-  process.stderr.write(
-    `GET ${path} (${setup.bytes[name]} bytes)\n` +
-      `  bare    ${String(b.requestsPerSecond).padStart(6)} req/s  p99 ${String(b.p99Ms).padStart(3)} ms  ${b.cpuMicrosPerRequest} µs CPU/req\n` +
-      `  service ${String(s.requestsPerSecond).padStart(6)} req/s  p99 ${String(s.p99Ms).padStart(3)} ms  ${s.cpuMicrosPerRequest} µs CPU/req\n` +
-      `  ratio   ${ratio} (req/s service/bare), ${cpuRatio} (CPU per request bare/service)\n`,
-  );
 }
 
 await bare.stop();
