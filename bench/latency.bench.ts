@@ -20,8 +20,13 @@
  * The service code runs compiled, from dist/ (the npm script builds it), as `npm start` runs it;
  * `--source` runs the TypeScript sources through tsx instead.
  *
+ * The next result is published once the previous is served and the processor has finished the batch
+ * that held it (the pending races the result touches are recomputed after its own rows are produced),
+ * then --gap ms: each result meets an idle processor, as live results do (minutes apart).
+ * --back-to-back publishes it once the previous is served, while the processor may still be busy.
+ *
  *   npm run bench:latency -- [--modes embedded,kafka] [--results 250] [--warmup 10] [--from 2024-03-01]
- *                            [--to 2024-04-30] [--scale 1] [--seed 3] [--partitions 4]
+ *                            [--to 2024-04-30] [--scale 1] [--seed 3] [--partitions 4] [--back-to-back]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -54,6 +59,8 @@ const { values } = parseArgs({
     partitions: { type: 'string', default: '4' },
     gap: { type: 'string', default: '20' },
     settle: { type: 'string', default: '15' },
+    /** publish the next result once the previous is served, without waiting for the processor's batch to end */
+    'back-to-back': { type: 'boolean', default: false },
     /** write a CPU profile of the live phase (after the history) to <profile>-<mode>.cpuprofile */
     profile: { type: 'string' },
     /** run the TypeScript sources through tsx instead of the compiled dist/ (`npm run build`), as served */
@@ -89,6 +96,7 @@ type Stage =
   | 'publish'
   | 'produceAck'
   | 'processorBatch'
+  | 'processorDone'
   | 'rowsProduce'
   | 'rowsAck'
   | 'viewBatch'
@@ -108,12 +116,22 @@ interface Trace {
   runners: Set<string>;
   at: Partial<Record<Stage, number>>;
   cpu: Partial<Record<Stage, number>>;
-  /** rows (and tombstones) the processor produced in the batch holding the result */
+  /**
+   * rows (and tombstones) in the processor's first produce of the race's rows after its batch started:
+   * the rows of the races whose own input is in the batch (the pending races it touches follow apart)
+   */
   rowsInBatch?: number;
+  /** the race's rows (values) in that produce: what the view, the stream and the client wait for */
+  produced?: Buffer[];
   /** final rows of the race seen at each step */
   applied: Set<string>;
   written: Set<string>;
   received: Set<string>;
+}
+
+/** Whether a row value is one of the race's rows the batch holding its result produced. */
+function isProduced(t: Trace, value: Buffer | null): boolean {
+  return value !== null && t.produced !== undefined && t.produced.some((v) => v.equals(value));
 }
 
 /** Marks a stage the first time it is reached. */
@@ -135,10 +153,17 @@ function traced(log: LogPort, rt: Runtime): LogPort {
     partitions: (topic) => log.partitions(topic),
     async produce(topic: string, records: readonly OutRecord[]) {
       const c = current;
-      const mine = c !== undefined && topic === t.analytics && records.some((r) => raceOf(r.key) === c.raceId);
+      // only once the batch holding the result has started: the produce of the pending races an earlier
+      // result touched (the measured race may be one of them) can still be under way before it
+      const mine =
+        c !== undefined &&
+        c.at.processorBatch !== undefined &&
+        topic === t.analytics &&
+        records.some((r) => raceOf(r.key) === c.raceId);
       if (mine && c.at.rowsProduce === undefined) {
         mark(c, 'rowsProduce');
         c.rowsInBatch = records.length;
+        c.produced = records.flatMap((r) => (raceOf(r.key) === c.raceId && r.value ? [r.value] : []));
       }
       await log.produce(topic, records);
       if (mine) mark(c, 'rowsAck');
@@ -149,15 +174,20 @@ function traced(log: LogPort, rt: Runtime): LogPort {
     consume(options: ConsumeOptions, handler: (batch: LogBatch) => Promise<void>) {
       const role = options.group === rt.groups.analytics ? 'processor' : options.group === rt.groups.view ? 'view' : '';
       if (role === '') return log.consume(options, handler);
-      return log.consume(options, (batch) => {
+      return log.consume(options, async (batch) => {
         const c = current;
+        let holds = false;
         if (c !== undefined) {
           for (const r of batch.records) {
-            if (role === 'processor' && r.topic === t.results && r.key === c.raceId) mark(c, 'processorBatch');
-            if (role === 'view' && r.topic === t.analytics && raceOf(r.key) === c.raceId) mark(c, 'viewBatch');
+            if (role === 'processor' && r.topic === t.results && r.key === c.raceId) {
+              mark(c, 'processorBatch');
+              holds = true;
+            }
+            if (role === 'view' && r.topic === t.analytics && isProduced(c, r.value)) mark(c, 'viewBatch');
           }
         }
-        return handler(batch);
+        await handler(batch);
+        if (holds && c) mark(c, 'processorDone');
       });
     },
     committed: (group, topic) => log.committed(group, topic),
@@ -258,7 +288,7 @@ async function measure(mode: 'embedded' | 'kafka', env: Record<string, string>) 
         onWritten: (changes) => {
           const c = current;
           if (!c) return;
-          for (const ch of changes) if (ch.raceId === c.raceId && ch.value !== null) c.written.add(ch.horseId);
+          for (const ch of changes) if (ch.raceId === c.raceId && isProduced(c, ch.value)) c.written.add(ch.horseId);
           if ([...c.runners].every((h) => c.written.has(h))) mark(c, 'sseWritten');
         },
       },
@@ -336,6 +366,14 @@ async function measure(mode: 'embedded' | 'kafka', env: Record<string, string>) 
         if ([...runners].every((h) => rowsNow.some((r) => r.horseId === h && r.status === 'final'))) break;
       }
       mark(trace, 'served');
+      if (!values['back-to-back']) {
+        // the batch that held the result goes on with the pending races it touches: wait for its end
+        const until = now() + 30_000;
+        while (trace.at.processorDone === undefined) {
+          if (now() > until) throw new Error(`the processor's batch holding ${raceId} did not end in 30 s`);
+          await new Promise((r) => setTimeout(r, 2));
+        }
+      }
       current = undefined;
       onComplete = undefined;
       traces.push(trace);
@@ -359,6 +397,8 @@ async function measure(mode: 'embedded' | 'kafka', env: Record<string, string>) 
       rowsPerResult: stats(measured.map((t) => t.rowsInBatch ?? 0)),
       pushMs: both('publish', 'pushed'),
       servedMs: both('publish', 'served'),
+      /** the processor's whole batch holding the result: its race, then the pending races it touches */
+      batchMs: both('processorBatch', 'processorDone'),
       breakdownMs: {
         '1 produce acknowledged': both('publish', 'produceAck'),
         '2 processor batch starts': both('produceAck', 'processorBatch'),
@@ -383,7 +423,7 @@ function watchView(rt: Runtime): { unsubscribe: () => void } {
   const unsubscribe = rt.view.changes.subscribe((changes) => {
     const c = current;
     if (!c) return;
-    for (const ch of changes) if (ch.raceId === c.raceId && ch.value !== null) c.applied.add(ch.horseId);
+    for (const ch of changes) if (ch.raceId === c.raceId && isProduced(c, ch.value)) c.applied.add(ch.horseId);
     if ([...c.runners].every((h) => c.applied.has(h))) mark(c, 'viewApplied');
   });
   return { unsubscribe };
@@ -428,13 +468,15 @@ try {
 function summary(results: Awaited<ReturnType<typeof measure>>[]): string {
   const lines = [
     `load average at the end: ${loadAverage().join(' ')}`,
-    '| mode | results | rows per result (p50) | push p50 / p99 ms | served p50 / p99 ms | push CPU p50 / p99 ms |',
-    '|---|---|---|---|---|---|',
+    `pacing: ${values['back-to-back'] ? 'back to back (once served)' : 'once served and the processor batch ended'}, gap ${GAP_MS} ms`,
+    '| mode | results | rows per result (p50) | push p50 / p99 ms | served p50 / p99 ms | push CPU p50 / p99 ms | whole batch p50 / p99 ms |',
+    '|---|---|---|---|---|---|---|',
   ];
   for (const r of results)
     lines.push(
       `| ${r.mode} | ${r.results} | ${r.rowsPerResult.p50} | ${r.pushMs.wall.p50} / ${r.pushMs.wall.p99} | ` +
-        `${r.servedMs.wall.p50} / ${r.servedMs.wall.p99} | ${r.pushMs.cpu.p50} / ${r.pushMs.cpu.p99} |`,
+        `${r.servedMs.wall.p50} / ${r.servedMs.wall.p99} | ${r.pushMs.cpu.p50} / ${r.pushMs.cpu.p99} | ` +
+        `${r.batchMs.wall.p50} / ${r.batchMs.wall.p99} |`,
     );
   lines.push(
     '',

@@ -44,6 +44,13 @@ export interface EngineCounters {
   racesRecomputed: number;
 }
 
+export interface FlushOptions {
+  /** only the races whose own card or result was applied since the last flush (see `flush`) */
+  directOnly?: boolean;
+  /** called after each race recomputed; a promise it returns is awaited (the caller yields) */
+  between?: () => Promise<void> | undefined;
+}
+
 export class AnalyticsEngine {
   readonly counters: EngineCounters = {
     cards: 0,
@@ -56,6 +63,8 @@ export class AnalyticsEngine {
     racesRecomputed: 0,
   };
   private readonly dirtyRaces = new Set<string>();
+  /** the dirty races whose own card or result was applied since they were last flushed (see flush) */
+  private readonly directRaces = new Set<string>();
   /** rows on the output topic of owned races not yet seen by this instance (adoptEmitted) */
   private readonly onTopic = new Map<string, Record<string, string>>();
 
@@ -139,19 +148,42 @@ export class AnalyticsEngine {
    * Recomputes every race marked dirty and returns the rows that changed (and tombstones). With
    * `owns`, only the races this instance owns are recomputed and emitted (scale-out: every instance
    * keeps every entity aggregate, each assembles the rows of its own race partitions).
+   *
+   * `directOnly`: only the races whose own card or result was applied since the last flush (a result's
+   * final rows go out before the provisional rows of the pending races its entities touch); the races
+   * marked dirty only as dependents stay dirty for the next call. A race's rows depend only on the state,
+   * not on when it is recomputed. `between` runs after each race (a caller's chance to yield).
    */
-  async flush(owns?: (raceId: string) => boolean, limit = Number.POSITIVE_INFINITY): Promise<RowOutput[]> {
+  async flush(
+    owns?: (raceId: string) => boolean,
+    limit = Number.POSITIVE_INFINITY,
+    options: FlushOptions = {},
+  ): Promise<RowOutput[]> {
     const out: RowOutput[] = [];
-    let ids = [...this.dirtyRaces].filter((id) => !owns || owns(id)).sort();
-    this.dirtyRaces.clear();
-    if (ids.length > limit) {
-      // the rest stays dirty for the next call (a takeover recomputes a partition's history in slices)
-      for (const id of ids.slice(limit)) this.dirtyRaces.add(id);
-      ids = ids.slice(0, limit);
+    let ids: string[];
+    if (options.directOnly) {
+      ids = [...this.directRaces].filter((id) => !owns || owns(id)).sort();
+      if (ids.length > limit) ids = ids.slice(0, limit);
+      // a direct race not owned stays dirty (the next full flush drops it, as it drops every one)
+      for (const id of ids) {
+        this.directRaces.delete(id);
+        this.dirtyRaces.delete(id);
+      }
+    } else {
+      ids = [...this.dirtyRaces].filter((id) => !owns || owns(id)).sort();
+      this.dirtyRaces.clear();
+      if (ids.length > limit) {
+        // the rest stays dirty for the next call (a takeover recomputes a partition's history in slices)
+        for (const id of ids.slice(limit)) this.dirtyRaces.add(id);
+        ids = ids.slice(0, limit);
+      }
+      for (const id of this.directRaces) if (!this.dirtyRaces.has(id)) this.directRaces.delete(id);
     }
     await this.state.prefetch({ races: ids, horses: [], indexes: [] });
     for (const raceId of ids) {
       await this.recompute(this.state.peekRace(raceId) ?? (await this.state.race(raceId)), out);
+      const paused = options.between?.();
+      if (paused) await paused;
     }
     return out;
   }
@@ -227,6 +259,7 @@ export class AnalyticsEngine {
   /** Brings the entity aggregates in line with the race's current card and result. */
   private async reconcile(race: RaceState): Promise<void> {
     this.dirtyRaces.add(race.raceId);
+    this.directRaces.add(race.raceId);
     this.state.touchRace(race);
     const next = raceLinks(race, () => this.counters.resultRunnersNotOnCard++);
     const prev = race.links;

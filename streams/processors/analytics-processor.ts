@@ -10,7 +10,7 @@ import type { Logger } from '../../domain/logger.js';
 import type { BatchOp, StorePort } from '../../state/store-port.js';
 import type { Codecs } from '../codecs.js';
 import type { LogBatch, LogPort, OutRecord, StartOffsets } from '../log-port.js';
-import { AnalyticsEngine, rowFingerprint } from './analytics-engine.js';
+import { AnalyticsEngine, type FlushOptions, rowFingerprint } from './analytics-engine.js';
 import { EngineState, STATE_FORMAT } from './engine-state.js';
 import { decodeInputs } from './input-decoder.js';
 import type { PartitionOwnership } from './ownership.js';
@@ -220,7 +220,14 @@ export class AnalyticsProcessor {
       else if (e.kind === 'result') await this.engine.applyResult(e.value);
       else await this.engine.applyCourse(e.value);
     }
-    const computed = await this.flushOutputs();
+    // The races whose own card or result is in the batch first, produced at once: a result's final rows
+    // do not wait for the provisional rows of the pending races its horses, jockeys, trainers, sires and
+    // course key touch. Those follow, recomputed in slices that let the rest of the service (the view,
+    // the stream) run in between; the checkpoint below still comes after both are produced.
+    const directComputed = await this.flushOutputs(undefined, { directOnly: true });
+    const direct = this.owned(directComputed);
+    if (direct.rows.length > 0) await this.log.produce(this.codecs.topics.analytics, direct.rows);
+    const computed = await this.flushOutputs(undefined, { between: timeSlices() });
     const { rows, snapshots } = this.owned(computed);
     if (deadLetters.length > 0) {
       await this.log.produce(this.codecs.topics.deadLetter, deadLetters);
@@ -233,7 +240,10 @@ export class AnalyticsProcessor {
     if (snapshots.length > 0) await this.log.produce(this.codecs.topics.courseSnapshots, snapshots);
     for (const r of batch.records) this.positions.set(`${r.topic}:${r.partition}`, r.offset + 1);
     // rows dropped by `owned` are marked emitted until the queued ownership change forgets them
-    const dropped = rows.length < computed.rows.length || snapshots.length < computed.snapshots.length;
+    const dropped =
+      direct.rows.length < directComputed.rows.length ||
+      rows.length < computed.rows.length ||
+      snapshots.length < computed.snapshots.length;
     if (performance.now() - this.lastCheckpointAt >= interval && !dropped) {
       await this.checkpoint();
       this.lastCheckpointAt = performance.now();
@@ -355,10 +365,14 @@ export class AnalyticsProcessor {
     return { rows, snapshots };
   }
 
-  private async flushOutputs(limit?: number): Promise<{ rows: OutRecord[]; snapshots: OutRecord[] }> {
+  /** The rows of the races flushed (see AnalyticsEngine.flush) and, unless `directOnly`, the snapshot rows. */
+  private async flushOutputs(
+    limit?: number,
+    options: FlushOptions = {},
+  ): Promise<{ rows: OutRecord[]; snapshots: OutRecord[] }> {
     const rows: OutRecord[] = [];
     const owns = this.ownership?.owns;
-    for (const o of await this.engine.flush(owns, limit)) {
+    for (const o of await this.engine.flush(owns, limit, options)) {
       rows.push({
         key: o.key,
         value: o.row ? this.codecs.row.encode(o.row) : null,
@@ -371,6 +385,7 @@ export class AnalyticsProcessor {
     }
     // Snapshot keys are spread over the partitions like race ids: the same ownership decides who emits.
     const snapshots: OutRecord[] = [];
+    if (options.directOnly) return { rows, snapshots };
     const onTopic = this.snapshotsOnTopic;
     for (const o of await this.engine.flushSnapshots(owns)) {
       const value = o.snapshot ? this.codecs.snapshot.encode(o.snapshot) : null;
@@ -423,6 +438,27 @@ export class AnalyticsProcessor {
     await this.store.batch(ops);
     this.engine.state.evict();
   }
+}
+
+/** Work between two yields to the event loop while the dependents of a batch are recomputed, ms. */
+const SLICE_MS = 4;
+
+/**
+ * A `between` for AnalyticsEngine.flush: once a slice of work has run, yields to the event loop
+ * (setImmediate: the I/O that came in meanwhile, e.g. the view applying the rows just produced and the
+ * stream writing them, runs first).
+ */
+function timeSlices(): () => Promise<void> | undefined {
+  let since = performance.now();
+  return () => {
+    if (performance.now() - since < SLICE_MS) return undefined;
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        since = performance.now();
+        resolve();
+      }),
+    );
+  };
 }
 
 /** A signal aborted when either is, and a way to drop the listeners it added. */
