@@ -219,11 +219,6 @@ export function resolvedIndexes(state: EngineState, plan: LinkPlan): (ChunkedInd
   return plan.idx;
 }
 
-/** The keys a race's links touch, per kind, with the runner they belong to (null for per-race kinds). */
-export function linkKeys(l: RaceLinks): readonly LinkKey[] {
-  return linkPlan(l).keys;
-}
-
 export function rowKey(raceId: string, horseId: string): string {
   return `${raceId}:${horseId}`;
 }

@@ -15,7 +15,7 @@ import {
 } from '../../domain/features/entity-table.js';
 import type { InputEvent } from '../../domain/events.js';
 import type { SnapshotCalendar } from '../../domain/features/snapshot-calendar.js';
-import { linkPlan, raceFactsOf, resolvedIndexes, runnerFactsOf } from './engine-links.js';
+import { type LinkPlan, linkPlan, raceFactsOf, resolvedIndexes, runnerFactsOf } from './engine-links.js';
 import type { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
 import type { EngineState, IndexKind, RaceLinks } from './engine-state.js';
 
@@ -63,15 +63,9 @@ export class EngineResidency {
     const plan = linkPlan(l);
     const keys = plan.keys;
     for (let p = 0; p < keys.length; p++) {
-      const [k, key] = keys[p]!;
+      const k = keys[p]![0];
       if (!ran && k.within) continue; // pending interest is kept on the parent kind only
-      const idx = resolvedIndexes(s, plan);
-      let i = idx[p];
-      if (i) i.touched = s.now;
-      else {
-        i = s.peekIndex(k.kind, key) ?? (await s.index(k.kind, key, true));
-        resolvedIndexes(s, plan)[p] = i;
-      }
+      const i = this.resident(plan, p) ?? (await this.load(plan, p, true))!;
       if (ran) {
         const q = i.ensureFrom(l.off);
         if (q) await q;
@@ -93,18 +87,13 @@ export class EngineResidency {
     let kind: EntityKind | undefined;
     let t = off;
     for (let p = 0; p < keys.length; p++) {
-      const [k, key] = keys[p]!;
+      const k = keys[p]![0];
       if (k !== kind) {
         kind = k;
         t = k.asOf ? k.asOf(off, this.cal) : off;
       }
-      let i = resolvedIndexes(s, plan)[p];
-      if (i) i.touched = s.now;
-      else {
-        i = s.peekIndex(k.kind, key) ?? (await s.index(k.kind, key));
-        if (!i) continue;
-        resolvedIndexes(s, plan)[p] = i;
-      }
+      const i = this.resident(plan, p) ?? (await this.load(plan, p, false));
+      if (!i) continue;
       for (const len of k.windowsMs) {
         const q = i.ensure(windowFrom(len, t), t);
         if (q) await q;
@@ -115,5 +104,27 @@ export class EngineResidency {
       }
     }
     return resolvedIndexes(s, plan);
+  }
+
+  /** The index of a plan's key p if it is in memory (kept on the plan, marked as used); no store read. */
+  private resident(plan: LinkPlan, p: number): ChunkedIndex | undefined {
+    const idx = resolvedIndexes(this.state, plan);
+    const cached = idx[p];
+    if (cached) {
+      cached.touched = this.state.now;
+      return cached;
+    }
+    const [k, key] = plan.keys[p]!;
+    const i = this.state.peekIndex(k.kind, key);
+    if (i) idx[p] = i;
+    return i;
+  }
+
+  /** The index of a plan's key p loaded from the store (with `create`, a new one when it has none). */
+  private async load(plan: LinkPlan, p: number, create: boolean): Promise<ChunkedIndex | undefined> {
+    const [k, key] = plan.keys[p]!;
+    const i = await this.state.index(k.kind, key, create);
+    if (i) resolvedIndexes(this.state, plan)[p] = i;
+    return i;
   }
 }

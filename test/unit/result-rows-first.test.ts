@@ -10,16 +10,12 @@ import type { AnalyticsRow } from '../../domain/avro-types.generated.js';
 import type { PublishableEvent } from '../../domain/events.js';
 import { generateFeed } from '../../domain/generator/index.js';
 import { silentLogger } from '../../domain/logger.js';
-import { createEmbeddedLog } from '../../streams/adapters/embedded-log.js';
-import { createEmbeddedRegistry } from '../../streams/adapters/embedded-registry.js';
-import { createCodecs } from '../../streams/codecs.js';
-import type { LogPort, OutRecord } from '../../streams/log-port.js';
+import type { OutRecord } from '../../streams/log-port.js';
 import { AnalyticsEngine, type RowOutput } from '../../streams/processors/analytics-engine.js';
 import { AnalyticsProcessor } from '../../streams/processors/analytics-processor.js';
 import { EngineState } from '../../streams/processors/engine-state.js';
 import { publishEvents } from '../../streams/publisher.js';
-import { topicNames, topicSpecs } from '../../streams/topics.js';
-import { memoryStore } from '../support/memory-store.js';
+import { compactedTopic, embeddedWorld, interceptProduce } from '../support/embedded-world.js';
 
 const logger = silentLogger();
 const FEED = { from: '2024-06-01', to: '2024-06-04', seed: 11, scale: 0.4 };
@@ -54,25 +50,13 @@ function oneFlushOfEverything(): void {
 
 /** The history processed, then each held result published and processed on its own; what was produced. */
 async function live() {
-  const store = memoryStore();
-  const inner = createEmbeddedLog(store.sub('log/'));
-  const topics = topicNames();
-  await inner.ensureTopics(topicSpecs(topics));
-  const codecs = await createCodecs(createEmbeddedRegistry(store.sub('registry/')), topics);
   const { history, held } = feed();
-  await publishEvents(inner, codecs, history);
+  const { store, log: inner, topics, codecs } = await embeddedWorld(history);
   let produced: OutRecord[][] = [];
-  const log = new Proxy(inner, {
-    get(target, key) {
-      if (key === 'produce')
-        return async (topic: string, records: readonly OutRecord[]) => {
-          if (topic === topics.analytics) produced.push([...records]);
-          return target.produce(topic, records);
-        };
-      const value = Reflect.get(target, key) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  }) as LogPort;
+  const log = interceptProduce(inner, (topic, records, produce) => {
+    if (topic === topics.analytics) produced.push([...records]);
+    return produce(topic, records);
+  });
   const processor = await AnalyticsProcessor.open({ log, codecs, store: store.sub('processor/'), logger });
   await processor.run({ untilCaughtUp: true });
   const decode = (r: OutRecord) =>
@@ -89,13 +73,7 @@ async function live() {
       ),
     });
   }
-  const topic = new Map<string, string>();
-  for (let p = 0; p < (await inner.partitions(topics.analytics)); p++) {
-    for (const r of await inner.read(topics.analytics, p, 0, 1_000_000)) {
-      if (r.value) topic.set(r.key, r.value.toString('base64'));
-      else topic.delete(r.key);
-    }
-  }
+  const topic = await compactedTopic(inner, topics.analytics);
   return { steps, topic };
 }
 
