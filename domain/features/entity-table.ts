@@ -9,7 +9,16 @@
  * (horse.ts, horse-catalogue.ts), not a windowed index.
  */
 import type { AnalyticsRow } from '../avro-types.generated.js';
-import { distanceBucket } from '../codes.js';
+import {
+  DISCIPLINES,
+  DISTANCE_BUCKETS,
+  disciplineCode,
+  distanceBucket,
+  distanceBucketCode,
+  GOING_GROUPS,
+  SURFACES,
+  surfaceCode,
+} from '../codes.js';
 import { round1, round4, roundHalfAway } from '../rounding.js';
 import { MS_PER_DAY, utcDaysBetween } from '../time.js';
 import { inForceAt, type SnapshotCalendar } from './snapshot-calendar.js';
@@ -59,6 +68,8 @@ export interface RunnerFacts {
 /** What an entry's features read of today's race and runner beyond the key. */
 export interface RowContext {
   off: number;
+  /** today's race facts, as its keys were built from (the category of a folded composite, below) */
+  race: RaceFacts;
   /** the course-snapshot periods (monthly, daily once live) */
   cal: SnapshotCalendar;
   /** this runner's draw third (0 low, 1 middle, 2 high), -1 without a draw */
@@ -84,7 +95,7 @@ interface EntityKindBase {
   /** a dimension whose latest event the features ask for (days since the last winner) */
   readonly lastDim?: number;
   /**
-   * A kind whose every key is a refinement of one key of this parent (sire+surface of the sire): the
+   * A kind whose every key is a refinement of one key of this parent (jockey+course of the jockey): the
    * races a change of it can affect are among those the parent's change marks, so the engine tracks
    * pending races and dependents on the parent only.
    */
@@ -167,6 +178,89 @@ function daysSinceLast(src: WindowSource, dim: number, off: number): number {
   return Math.min(utcDaysBetween(last, off), NO_WIN_DAYS - 1);
 }
 
+// ---- composites folded into their parent's vector ----
+
+/** A race category with a closed code table (codes.ts): 1..size, 0 when the race has none. */
+interface RaceCategory {
+  readonly size: number;
+  readonly code: (race: RaceFacts) => number;
+}
+
+const BY_DISCIPLINE: RaceCategory = { size: DISCIPLINES.length, code: (x) => disciplineCode(x.discipline) };
+const BY_SURFACE: RaceCategory = { size: SURFACES.length, code: (x) => surfaceCode(x.surface) };
+/** goingGroupCode: 0 when the going is unknown (such a run has no sire+going key and counts for none) */
+const BY_GOING_GROUP: RaceCategory = { size: GOING_GROUPS.length, code: (x) => x.goingGroup };
+const BY_DISTANCE_BUCKET: RaceCategory = {
+  size: DISTANCE_BUCKETS.length,
+  code: (x) => distanceBucketCode(distanceBucket(x.distanceYards)),
+};
+
+/**
+ * A composite key of catalogue.md (jockey+discipline, sire+surface, ...) stored as dimensions of its
+ * parent's vector rather than as a kind of its own: its second key is a race category with a handful
+ * of values and its window is one the parent's features read already.
+ */
+interface FoldedComposite {
+  readonly by: RaceCategory;
+  /** writes the composite's fields: runs and win rate in today's category */
+  readonly write: (row: AnalyticsRow, runs: number, winRate: number) => void;
+}
+
+/**
+ * The folded composites of a parent whose own vector has `base` dimensions: two more dimensions per
+ * value of each category, "ran in it" and "won in it", summed over the parent's window, and today's
+ * category's pair read from those sums. The counts are exactly the composite key's: every run of the
+ * parent key is in the slot of its race's value (the values are closed: discipline and surface by input
+ * validation, validate.ts; going groups and distance buckets are computed), and a race with no value
+ * (going unknown) had no composite key, so it is in none and today's fields stay at their defaults. The
+ * events are the parent's, so the latest visibleAt the parent's window reports covers the composite's.
+ */
+interface Folds {
+  /** the parent's width with the folded dimensions */
+  readonly width: number;
+  /** the parent's vector `v` (of `base` dimensions) of a run, with the folded dimensions appended */
+  vector(v: number[], r: RunnerFacts, race: RaceFacts): number[];
+  /** writes every folded composite's fields for today's race from the parent's window sums */
+  features(sums: readonly number[], race: RaceFacts, row: AnalyticsRow): void;
+}
+
+function foldInto(base: number, composites: readonly FoldedComposite[]): Folds {
+  const first: number[] = [];
+  let width = base;
+  for (const c of composites) {
+    first.push(width);
+    width += 2 * c.by.size;
+  }
+  /** the first of the pair of dimensions of the race's value of composite i, -1 when it has none */
+  const dimOf = (i: number, race: RaceFacts): number => {
+    const { size, code } = composites[i]!.by;
+    const c = code(race);
+    return c >= 1 && c <= size ? first[i]! + 2 * (c - 1) : -1;
+  };
+  return {
+    width,
+    vector(v, r, race) {
+      for (let d = base; d < width; d++) v.push(0);
+      const win = isWin(r) ? 1 : 0;
+      for (let i = 0; i < composites.length; i++) {
+        const d = dimOf(i, race);
+        if (d < 0) continue;
+        v[d] = 1;
+        v[d + 1] = win;
+      }
+      return v;
+    },
+    features(sums, race, row) {
+      for (let i = 0; i < composites.length; i++) {
+        const d = dimOf(i, race);
+        if (d < 0) continue;
+        const runs = count(sums[d]!);
+        composites[i]!.write(row, runs, rate(sums[d + 1]!, runs));
+      }
+    },
+  };
+}
+
 // ---- the table ----
 
 const sep = '|';
@@ -199,15 +293,26 @@ export function composite(a: string, b: string): string {
   return k;
 }
 
+/** jockey+discipline: today's discipline over the jockey's 365 days */
+const JOCKEY_FOLDS = foldInto(PERF_WIDTH, [
+  {
+    by: BY_DISCIPLINE,
+    write: (row, n, wr) => {
+      row.jockeyDisciplineRides365Day = n;
+      row.jockeyDisciplineWinRate365Day = wr;
+    },
+  },
+]);
+
 export const JOCKEY: RunnerEntityKind = {
   kind: 'jockey',
   per: 'runner',
-  width: PERF_WIDTH,
+  width: JOCKEY_FOLDS.width,
   windowsMs: [DAYS_14, DAYS_90, DAYS_365],
   lastDim: PERF.win,
   key: (r) => r.jockeyId,
-  vector: (r, race) => perfVector(r, race, false),
-  features(src, { off }, row) {
+  vector: (r, race) => JOCKEY_FOLDS.vector(perfVector(r, race, false), r, race),
+  features(src, { off, race }, row) {
     if (!src) {
       row.jockeyDaysSinceLastWinner = NO_WIN_DAYS;
       return 0;
@@ -227,19 +332,31 @@ export const JOCKEY: RunnerEntityKind = {
     row.jockeyLevelStakes365Day = round2(s[PERF.stake]!);
     row.jockeyShrunkWinRate365Day = shrunk(count(s[PERF.win]!), y.n);
     row.jockeyDaysSinceLastWinner = daysSinceLast(src, PERF.win, off);
+    JOCKEY_FOLDS.features(s, race, row);
     return y.latestVisible;
   },
 };
 
+/** trainer+discipline: today's discipline over the trainer's 365 days */
+const TRAINER_FOLDS = foldInto(PERF_WIDTH, [
+  {
+    by: BY_DISCIPLINE,
+    write: (row, n, wr) => {
+      row.trainerDisciplineRunners365Day = n;
+      row.trainerDisciplineWinRate365Day = wr;
+    },
+  },
+]);
+
 export const TRAINER: RunnerEntityKind = {
   kind: 'trainer',
   per: 'runner',
-  width: PERF_WIDTH,
+  width: TRAINER_FOLDS.width,
   windowsMs: [DAYS_14, DAYS_30, DAYS_365],
   lastDim: PERF.win,
   key: (r) => r.trainerId,
-  vector: (r, race) => perfVector(r, race, false),
-  features(src, { off }, row) {
+  vector: (r, race) => TRAINER_FOLDS.vector(perfVector(r, race, false), r, race),
+  features(src, { off, race }, row) {
     if (!src) {
       row.stableForm = '0-0-0';
       row.trainerDaysSinceLastWinner = NO_WIN_DAYS;
@@ -263,6 +380,7 @@ export const TRAINER: RunnerEntityKind = {
     row.trainerLevelStakes365Day = round2(s[PERF.stake]!);
     row.trainerShrunkWinRate365Day = shrunk(count(s[PERF.win]!), y.n);
     row.trainerDaysSinceLastWinner = daysSinceLast(src, PERF.win, off);
+    TRAINER_FOLDS.features(s, race, row);
     return y.latestVisible;
   },
 };
@@ -340,16 +458,6 @@ export const JOCKEY_COURSE = winWindowKind(
     row.jockeyCourseWinRate5Year = wr;
   },
 );
-export const JOCKEY_DISCIPLINE = winWindowKind(
-  'jd',
-  JOCKEY,
-  (r, x) => composite(r.jockeyId, x.discipline),
-  DAYS_365,
-  (row, n, wr) => {
-    row.jockeyDisciplineRides365Day = n;
-    row.jockeyDisciplineWinRate365Day = wr;
-  },
-);
 export const TRAINER_COURSE = winWindowKind(
   'tc',
   TRAINER,
@@ -360,25 +468,47 @@ export const TRAINER_COURSE = winWindowKind(
     row.trainerCourseWinRate5Year = wr;
   },
 );
-export const TRAINER_DISCIPLINE = winWindowKind(
-  'td',
-  TRAINER,
-  (r, x) => composite(r.trainerId, x.discipline),
-  DAYS_365,
-  (row, n, wr) => {
-    row.trainerDisciplineRunners365Day = n;
-    row.trainerDisciplineWinRate365Day = wr;
+
+/** sire+surface, sire+going group, sire+distance bucket and sire+discipline over the sire's whole history */
+const SIRE_FOLDS = foldInto(PERF_DIST_WIDTH, [
+  {
+    by: BY_SURFACE,
+    write: (row, n, wr) => {
+      row.sireSurfaceRuns = n;
+      row.sireSurfaceWinRate = wr;
+    },
   },
-);
+  {
+    by: BY_GOING_GROUP,
+    write: (row, n, wr) => {
+      row.sireGoingRuns = n;
+      row.sireGoingWinRate = wr;
+    },
+  },
+  {
+    by: BY_DISTANCE_BUCKET,
+    write: (row, n, wr) => {
+      row.sireDistanceRuns = n;
+      row.sireDistanceWinRate = wr;
+    },
+  },
+  {
+    by: BY_DISCIPLINE,
+    write: (row, n, wr) => {
+      row.sireDisciplineRuns = n;
+      row.sireDisciplineWinRate = wr;
+    },
+  },
+]);
 
 export const SIRE: RunnerEntityKind = {
   kind: 'sire',
   per: 'runner',
-  width: PERF_DIST_WIDTH,
+  width: SIRE_FOLDS.width,
   windowsMs: [ALL],
   key: (r) => r.sireId,
-  vector: (r, race) => perfVector(r, race, true),
-  features(src, { off }, row) {
+  vector: (r, race) => SIRE_FOLDS.vector(perfVector(r, race, true), r, race),
+  features(src, { off, race }, row) {
     if (!src) return 0;
     const w = src.window(Number.NEGATIVE_INFINITY, off);
     const s = w.sums;
@@ -389,79 +519,40 @@ export const SIRE: RunnerEntityKind = {
     row.sireProgenyAe = ae(s[PERF.spWins]!, s[PERF.invSp]!);
     row.sireShrunkWinRate = shrunk(wins, w.n);
     row.sireMeanWinningDistanceY = wins > 0 ? round1(s[PERF.winYards]! / wins) : null;
+    SIRE_FOLDS.features(s, race, row);
     return w.latestVisible;
   },
 };
 
-const sireKey = (suffix: (race: RaceFacts) => string | null) => (r: RunnerFacts, race: RaceFacts) => {
-  if (!r.sireId) return null;
-  const s = suffix(race);
-  return s === null ? null : composite(r.sireId, s);
-};
-
-export const SIRE_SURFACE = winWindowKind(
-  'ss',
-  SIRE,
-  sireKey((x) => x.surface),
-  ALL,
-  (row, n, wr) => {
-    row.sireSurfaceRuns = n;
-    row.sireSurfaceWinRate = wr;
+/** dam sire+distance bucket over the dam sire's whole history */
+const DAM_SIRE_FOLDS = foldInto(PERF_DIST_WIDTH, [
+  {
+    by: BY_DISTANCE_BUCKET,
+    write: (row, n, wr) => {
+      row.damSireDistanceRuns = n;
+      row.damSireDistanceWinRate = wr;
+    },
   },
-);
-export const SIRE_GOING = winWindowKind(
-  'sg',
-  SIRE,
-  sireKey((x) => (x.goingGroup > 0 ? String(x.goingGroup) : null)),
-  ALL,
-  (row, n, wr) => {
-    row.sireGoingRuns = n;
-    row.sireGoingWinRate = wr;
-  },
-);
-export const SIRE_DISTANCE = winWindowKind('sd', SIRE, sireKey(bucketOf), ALL, (row, n, wr) => {
-  row.sireDistanceRuns = n;
-  row.sireDistanceWinRate = wr;
-});
-export const SIRE_DISCIPLINE = winWindowKind(
-  'sdi',
-  SIRE,
-  sireKey((x) => x.discipline),
-  ALL,
-  (row, n, wr) => {
-    row.sireDisciplineRuns = n;
-    row.sireDisciplineWinRate = wr;
-  },
-);
+]);
 
 export const DAM_SIRE: RunnerEntityKind = {
   kind: 'dsire',
   per: 'runner',
-  width: PERF_DIST_WIDTH,
+  width: DAM_SIRE_FOLDS.width,
   windowsMs: [ALL],
   key: (r) => r.damSireId || null,
-  vector: (r, race) => perfVector(r, race, true),
-  features(src, { off }, row) {
+  vector: (r, race) => DAM_SIRE_FOLDS.vector(perfVector(r, race, true), r, race),
+  features(src, { off, race }, row) {
     if (!src) return 0;
     const w = src.window(Number.NEGATIVE_INFINITY, off);
     const wins = count(w.sums[PERF.win]!);
     row.damSireProgenyRuns = w.n;
     row.damSireProgenyWinRate = rate(wins, w.n);
     row.damSireMeanWinningDistanceY = wins > 0 ? round1(w.sums[PERF.winYards]! / wins) : null;
+    DAM_SIRE_FOLDS.features(w.sums, race, row);
     return w.latestVisible;
   },
 };
-
-export const DAM_SIRE_DISTANCE = winWindowKind(
-  'dsd',
-  DAM_SIRE,
-  (r, x) => (r.damSireId ? composite(r.damSireId, bucketOf(x)) : null),
-  ALL,
-  (row, n, wr) => {
-    row.damSireDistanceRuns = n;
-    row.damSireDistanceWinRate = wr;
-  },
-);
 
 export const DAM: RunnerEntityKind = {
   kind: 'dam',
@@ -509,15 +600,8 @@ export const ENTITY_KINDS: readonly EntityKind[] = [
   DAM,
   DAM_SIRE,
   JOCKEY_COURSE,
-  JOCKEY_DISCIPLINE,
   TRAINER_COURSE,
-  TRAINER_DISCIPLINE,
   TRAINER_JOCKEY,
-  SIRE_SURFACE,
-  SIRE_GOING,
-  SIRE_DISTANCE,
-  SIRE_DISCIPLINE,
-  DAM_SIRE_DISTANCE,
   COURSE_SNAPSHOT,
 ];
 

@@ -65,7 +65,7 @@ function widthOf(kind: IndexKind): number {
 }
 
 /** Bump when the store layout changes: a processor finding another version starts its state afresh. */
-export const STATE_FORMAT = '3';
+export const STATE_FORMAT = '4';
 
 const DAY = 86_400_000;
 

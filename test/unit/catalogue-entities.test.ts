@@ -3,33 +3,29 @@
  * histories, every field against values worked out by hand (the arithmetic is in the comments). The
  * vectors are made by the table's own `vector` functions, so the run-to-event mapping is tested too.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AnalyticsRow } from '../../domain/avro-types.generated.js';
+import { DISCIPLINES, distanceBucket, SURFACES } from '../../domain/codes.js';
 import {
   COURSE_SNAPSHOT,
   DAM,
   DAM_SIRE,
-  DAM_SIRE_DISTANCE,
   ENTITY_KINDS,
   type EntityKind,
   JOCKEY,
   JOCKEY_COURSE,
-  JOCKEY_DISCIPLINE,
   keyOf,
   OWNER,
   type RaceFacts,
   type RunnerFacts,
   SIRE,
-  SIRE_DISCIPLINE,
-  SIRE_DISTANCE,
-  SIRE_GOING,
-  SIRE_SURFACE,
   TRAINER,
   TRAINER_COURSE,
-  TRAINER_DISCIPLINE,
   TRAINER_JOCKEY,
 } from '../../domain/features/entity-table.js';
 import { MONTHLY_ONLY } from '../../domain/features/snapshot-calendar.js';
+import { round4 } from '../../domain/rounding.js';
 import { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
 import { EventIndex } from '../../state/aggregates/event-index.js';
 
@@ -93,7 +89,7 @@ function features(k: EntityKind, runs: Run[], today: Partial<RunnerFacts> = {}, 
   const r = runner(today);
   const t = race(x);
   const row = blank();
-  k.features(source(k, runs, r, t), { off: OFF, cal: MONTHLY_ONLY, draw: r.draw, drawThird: -1 }, row);
+  k.features(source(k, runs, r, t), { off: OFF, race: t, cal: MONTHLY_ONLY, draw: r.draw, drawThird: -1 }, row);
   return row;
 }
 
@@ -144,7 +140,7 @@ describe('J. jockey', () => {
 
   it('no history: counts 0, rates 0, 730 days', () => {
     const row = blank();
-    JOCKEY.features(undefined, { off: OFF, cal: MONTHLY_ONLY, draw: 0, drawThird: -1 }, row);
+    JOCKEY.features(undefined, { off: OFF, race: race(), cal: MONTHLY_ONLY, draw: 0, drawThird: -1 }, row);
     expect(row.jockeyDaysSinceLastWinner).toBe(730);
     const only = features(JOCKEY, [{ daysBefore: 10, r: pos(4, 7) }]);
     expect(only.jockeyDaysSinceLastWinner).toBe(730); // never won
@@ -157,7 +153,7 @@ describe('J. jockey', () => {
     expect(row.jockeyDaysSinceLastWinner).toBe(729);
   });
 
-  it('jockey+course over 5 years (1826 days) and jockey+discipline over 365 days', () => {
+  it('jockey+course over 5 years (1826 days) and jockey+discipline over 365 days (dimensions of the jockey vector)', () => {
     const runs: Run[] = [
       { daysBefore: 10, r: win(3) }, // course a, flat
       { daysBefore: 1000, r: pos(3, 4) }, // course a, flat: in 5 years, not in 365 days
@@ -168,9 +164,11 @@ describe('J. jockey', () => {
     const jc = features(JOCKEY_COURSE, runs);
     expect(jc.jockeyCourseRides5Year).toBe(3); // 10, 1000, 40 days
     expect(jc.jockeyCourseWinRate5Year).toBe(0.3333);
-    const jd = features(JOCKEY_DISCIPLINE, runs);
+    const jd = features(JOCKEY, runs);
     expect(jd.jockeyDisciplineRides365Day).toBe(2); // 10 and 30 days (flat)
     expect(jd.jockeyDisciplineWinRate365Day).toBe(1);
+    const hurdle = features(JOCKEY, runs, {}, { discipline: 'hurdle' });
+    expect([hurdle.jockeyDisciplineRides365Day, hurdle.jockeyDisciplineWinRate365Day]).toEqual([1, 0]); // 40 days
   });
 });
 
@@ -201,7 +199,7 @@ describe('K. trainer', () => {
     expect(row.stableForm).toBe('1-2-4');
   });
 
-  it('trainer+course and trainer+discipline', () => {
+  it('trainer+course and trainer+discipline (dimensions of the trainer vector)', () => {
     const runs: Run[] = [
       { daysBefore: 10, r: win(3) },
       { daysBefore: 400, r: pos(2, 3) }, // in 5 years, not 365 days
@@ -210,7 +208,7 @@ describe('K. trainer', () => {
     const tc = features(TRAINER_COURSE, runs);
     expect(tc.trainerCourseRunners5Year).toBe(3);
     expect(tc.trainerCourseWinRate5Year).toBe(0.6667);
-    const td = features(TRAINER_DISCIPLINE, runs);
+    const td = features(TRAINER, runs);
     expect(td.trainerDisciplineRunners365Day).toBe(1);
     expect(td.trainerDisciplineWinRate365Day).toBe(1);
   });
@@ -244,7 +242,7 @@ describe('L. partnerships and owner', () => {
     expect(row.ownerAe365Day).toBe(1.6667);
     expect(keyOf(OWNER, runner({ ownerId: '' }), race())).toBeNull();
     const unknown = blank();
-    OWNER.features(undefined, { off: OFF, cal: MONTHLY_ONLY, draw: 0, drawThird: -1 }, unknown);
+    OWNER.features(undefined, { off: OFF, race: race(), cal: MONTHLY_ONLY, draw: 0, drawThird: -1 }, unknown);
     expect(unknown.ownerRunners365Day).toBeUndefined(); // left at the row's default (0)
   });
 });
@@ -271,26 +269,27 @@ describe('M. breeding', () => {
     expect(row.sireMeanWinningDistanceY).toBe(2200);
   });
 
-  it('sire composites: surface, going group, distance bucket, discipline', () => {
-    const s = features(SIRE_SURFACE, progeny);
+  it('sire composites (dimensions of the sire vector): surface, going group, distance bucket, discipline', () => {
+    const s = features(SIRE, progeny);
     expect([s.sireSurfaceRuns, s.sireSurfaceWinRate]).toEqual([3, 0.3333]); // turf: 10, 3000, 5000 days
-    const g = features(SIRE_GOING, progeny);
-    expect([g.sireGoingRuns, g.sireGoingWinRate]).toEqual([2, 0.5]); // good: 10, 3000 days
-    const d = features(SIRE_DISTANCE, progeny);
-    expect([d.sireDistanceRuns, d.sireDistanceWinRate]).toEqual([2, 0.5]); // mile: 10 and 5000 days
-    const di = features(SIRE_DISCIPLINE, progeny);
-    expect([di.sireDisciplineRuns, di.sireDisciplineWinRate]).toEqual([3, 0.6667]); // flat
-    // today's going unknown: no key, the fields stay 0
-    expect(keyOf(SIRE_GOING, runner(), race({ goingGroup: 0 }))).toBeNull();
+    expect([s.sireGoingRuns, s.sireGoingWinRate]).toEqual([2, 0.5]); // good: 10, 3000 days
+    expect([s.sireDistanceRuns, s.sireDistanceWinRate]).toEqual([2, 0.5]); // mile: 10 and 5000 days
+    expect([s.sireDisciplineRuns, s.sireDisciplineWinRate]).toEqual([3, 0.6667]); // flat
+    const aw = features(SIRE, progeny, {}, { surface: 'aw', goingGroup: 5, distanceYards: 2640 });
+    expect([aw.sireSurfaceRuns, aw.sireGoingRuns, aw.sireDistanceRuns]).toEqual([1, 1, 1]); // 800 days
+    expect([aw.sireSurfaceWinRate, aw.sireGoingWinRate, aw.sireDistanceWinRate]).toEqual([1, 1, 1]);
+    // today's going unknown: no sire+going key, the going fields stay at the row's defaults
+    const unknown = features(SIRE, progeny, {}, { goingGroup: 0 });
+    expect([unknown.sireGoingRuns, unknown.sireGoingWinRate]).toEqual([undefined, undefined]);
+    expect(unknown.sireSurfaceRuns).toBe(3);
   });
 
-  it('dam sire, dam sire + distance, dam', () => {
+  it('dam sire, dam sire + distance (dimensions of the dam sire vector), dam', () => {
     const ds = features(DAM_SIRE, progeny);
     expect(ds.damSireProgenyRuns).toBe(4);
     expect(ds.damSireProgenyWinRate).toBe(0.5);
     expect(ds.damSireMeanWinningDistanceY).toBe(2200);
-    const dsd = features(DAM_SIRE_DISTANCE, progeny);
-    expect([dsd.damSireDistanceRuns, dsd.damSireDistanceWinRate]).toEqual([2, 0.5]);
+    expect([ds.damSireDistanceRuns, ds.damSireDistanceWinRate]).toEqual([2, 0.5]);
     const dam = features(DAM, progeny);
     expect([dam.damProgenyRuns, dam.damProgenyWins, dam.damProgenyWinRate]).toEqual([4, 2, 0.5]);
   });
@@ -328,7 +327,7 @@ describe('I. course snapshot in force', () => {
     add('late', 0.2, raceRunners(9, 5, 1)); // 1 June: not in the snapshot in force today
     expect(key).toBe('crs_a|flat|mile|turf');
     const row = blank();
-    COURSE_SNAPSHOT.features(idx, { off: OFF, cal: MONTHLY_ONLY, draw: 3, drawThird: 0 }, row);
+    COURSE_SNAPSHOT.features(idx, { off: OFF, race: race(), cal: MONTHLY_ONLY, draw: 3, drawThird: 0 }, row);
     expect(row.snapshotRaces).toBe(4);
     expect(row.snapshotMeanFieldSize).toBe(7.75); // 31 / 4
     expect(row.snapshotFavouriteWinRate).toBe(0.5); // r1, r4
@@ -342,7 +341,7 @@ describe('I. course snapshot in force', () => {
     expect(row.drawThirdWinRate).toBe(0.6667); // this runner is in the low third
     expect(row.snapshotPeriod).toBe('2024-04'); // r1 (off 22 April) is the latest race it covers
     const undrawn = blank();
-    COURSE_SNAPSHOT.features(idx, { off: OFF, cal: MONTHLY_ONLY, draw: 0, drawThird: -1 }, undrawn);
+    COURSE_SNAPSHOT.features(idx, { off: OFF, race: race(), cal: MONTHLY_ONLY, draw: 0, drawThird: -1 }, undrawn);
     expect(undrawn.drawThirdWinRate).toBe(0);
     expect(undrawn.drawBiasStrength).toBe(0);
     expect(undrawn.drawBias).toBe(0.3333); // a property of the snapshot, drawn or not
@@ -357,5 +356,47 @@ describe('the entity table', () => {
       const v = k.per === 'race' ? k.vector([runner({ position: 1 })]) : k.vector(runner({ position: 1 }), race());
       expect(v.length, k.kind).toBe(k.width);
     }
+  });
+
+  it('a composite folded into its parent counts exactly the runs and wins its own key would', () => {
+    const facts = fc.record({
+      discipline: fc.constantFrom(...DISCIPLINES),
+      surface: fc.constantFrom(...SURFACES),
+      goingGroup: fc.integer({ min: 0, max: 6 }),
+      distanceYards: fc.integer({ min: 1000, max: 4400 }),
+    });
+    const history = fc.array(fc.record({ daysBefore: fc.integer({ min: 1, max: 800 }), won: fc.boolean(), x: facts }), {
+      maxLength: 40,
+    });
+    fc.assert(
+      fc.property(history, facts, (h, today) => {
+        const runs: Run[] = h.map(({ daysBefore, won, x }) => ({ daysBefore, r: won ? win(4) : pos(2, 4), x }));
+        /** [runs, win rate] of the runs in the window whose race is in today's category */
+        const composite = (same: (x: typeof today) => boolean, days = Number.POSITIVE_INFINITY) => {
+          const inIt = h.filter((run) => run.daysBefore <= days && same(run.x));
+          const wins = inIt.filter((run) => run.won).length;
+          return [inIt.length, inIt.length > 0 ? round4(wins / inIt.length) : 0];
+        };
+        const sameDiscipline = (x: typeof today) => x.discipline === today.discipline;
+        const sameBucket = (x: typeof today) => distanceBucket(x.distanceYards) === distanceBucket(today.distanceYards);
+        const j = features(JOCKEY, runs, {}, today);
+        expect([j.jockeyDisciplineRides365Day, j.jockeyDisciplineWinRate365Day]).toEqual(
+          composite(sameDiscipline, 365),
+        );
+        const t = features(TRAINER, runs, {}, today);
+        expect([t.trainerDisciplineRunners365Day, t.trainerDisciplineWinRate365Day]).toEqual(
+          composite(sameDiscipline, 365),
+        );
+        const s = features(SIRE, runs, {}, today);
+        expect([s.sireSurfaceRuns, s.sireSurfaceWinRate]).toEqual(composite((x) => x.surface === today.surface));
+        expect([s.sireGoingRuns, s.sireGoingWinRate]).toEqual(
+          today.goingGroup > 0 ? composite((x) => x.goingGroup === today.goingGroup) : [undefined, undefined],
+        );
+        expect([s.sireDistanceRuns, s.sireDistanceWinRate]).toEqual(composite(sameBucket));
+        expect([s.sireDisciplineRuns, s.sireDisciplineWinRate]).toEqual(composite(sameDiscipline));
+        const ds = features(DAM_SIRE, runs, {}, today);
+        expect([ds.damSireDistanceRuns, ds.damSireDistanceWinRate]).toEqual(composite(sameBucket));
+      }),
+    );
   });
 });
