@@ -22,20 +22,21 @@ export function ifNoneMatchMatches(header: string | string[] | undefined, etag: 
 }
 
 export function installEtags(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
-    if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200) return payload;
+  // A callback hook: it runs on every response, and most (the response cache's) are tagged already.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200) return done(null, payload);
     // Streams (the NDJSON export) are not buffered just to be hashed.
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
     // The response cache sends its bytes with their tag and has answered If-None-Match itself.
-    if (reply.getHeader('etag') !== undefined) return payload;
+    if (reply.getHeader('etag') !== undefined) return done(null, payload);
     const etag = etagOf(payload);
     reply.header('etag', etag);
     if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) {
       reply.code(304);
       reply.removeHeader('content-type');
       reply.removeHeader('content-length');
-      return '';
+      return done(null, '');
     }
-    return payload;
+    done(null, payload);
   });
 }

@@ -18,18 +18,30 @@ import { request as httpRequest } from 'node:http';
 import { createInterface } from 'node:readline';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { buildApp } from '../api/app.js';
-import { apiConfig } from '../api/config.js';
-import { startServer } from '../api/server.js';
-import { newBackground, operationsOf } from '../cli/commands/background.js';
-import { serviceConfigFromEnv } from '../cli/config.js';
-import { openRuntime } from '../cli/runtime.js';
-import { addDays } from '../domain/time.js';
+import type * as AppModule from '../api/app.js';
+import type * as ApiConfigModule from '../api/config.js';
+import type * as ServerModule from '../api/server.js';
+import type * as BackgroundModule from '../cli/commands/background.js';
+import type * as ConfigModule from '../cli/config.js';
+import type * as RuntimeModule from '../cli/runtime.js';
+import type * as TimeModule from '../domain/time.js';
+
+// The service as `npm start` runs it: compiled JavaScript from dist/ (the npm script builds it first);
+// BENCH_SOURCE=1 runs the TypeScript sources through tsx instead.
+const base = process.env['BENCH_SOURCE'] ? '..' : '../dist';
+const load = <T>(path: string): Promise<T> => import(`${base}/${path}`) as Promise<T>;
 
 const [mode, ...args] = process.argv.slice(2);
 let close: () => Promise<void>;
 
 if (mode === 'service') {
+  const { buildApp } = await load<typeof AppModule>('api/app.js');
+  const { apiConfig } = await load<typeof ApiConfigModule>('api/config.js');
+  const { startServer } = await load<typeof ServerModule>('api/server.js');
+  const { newBackground, operationsOf } = await load<typeof BackgroundModule>('cli/commands/background.js');
+  const { serviceConfigFromEnv } = await load<typeof ConfigModule>('cli/config.js');
+  const { openRuntime } = await load<typeof RuntimeModule>('cli/runtime.js');
+  const { addDays } = await load<typeof TimeModule>('domain/time.js');
   const dataDir = args[0]!;
   const config = serviceConfigFromEnv({ ...process.env, RACING_DATA_DIR: dataDir });
   // The production logger at info, writing to stderr: stdout carries the lines for the parent.

@@ -6,14 +6,15 @@
  * Target: ratio >= 0.7 and p99 < 10 ms at 32 connections.
  *
  *   npm run bench:api [-- --data-dir DIR] [--duration 10] [--connections 32] [--rounds 2]
- *                        [--encodings identity,br]
+ *                        [--encodings identity,br] [--paths analytics,racesOnDate]
  *
  * Each path is loaded once per coding in --encodings: `identity` sends no Accept-Encoding (the whole JSON
  * on the wire), `br` and `gzip` send that Accept-Encoding, as browsers, curl --compressed and most HTTP
  * libraries do; the bare route then answers with the service's own compressed bytes.
  *
  * Without --data-dir it generates and processes a month of racing (scale 0.6) in a temporary data dir.
- * Each server runs in its own child process (bench/api-load-server.ts), autocannon in this one. Bare and
+ * Each server runs in its own child process (bench/api-load-server.ts), autocannon in this one; the
+ * service runs compiled from dist/ (the npm script builds it) with the V8 flags of `npm start`. Bare and
  * service are loaded in turn, `rounds` times each (each run `duration` seconds after a 2 s warm-up), and
  * the runs are averaged, so a change in the machine's load mid-run hits both sides. Because wall-clock
  * figures on a shared machine are noisy, it also prints the server's CPU time per request (read from
@@ -35,6 +36,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '32' },
     rounds: { type: 'string', default: '2' },
     encodings: { type: 'string', default: 'identity,br' },
+    /** only these paths, by name (analytics, racesOnDate, courses, courseProfile, courseSnapshots, openTopology) */
+    paths: { type: 'string' },
   },
 });
 const encodings = values.encodings.split(',').map((e) => e.trim());
@@ -70,7 +73,8 @@ interface Child {
 async function startChild(args: string[]): Promise<Child> {
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', 'tsx', join(import.meta.dirname, 'api-load-server.ts'), ...args],
+    // The V8 flags `npm start` runs the service with (package.json), for the bare route too.
+    ['--max-semi-space-size=64', '--import', 'tsx', join(import.meta.dirname, 'api-load-server.ts'), ...args],
     { cwd: root, env: { ...process.env, LOG_LEVEL: 'info' }, stdio: ['pipe', 'pipe', 'inherit'] },
   );
   const lines: Interface = createInterface({ input: child.stdout! });
@@ -152,10 +156,15 @@ function mean(runs: readonly Figures[]): Figures {
   };
 }
 
+const only = values.paths ? new Set(values.paths.split(',').map((p) => p.trim())) : undefined;
+for (const name of only ?? []) {
+  if (!(name in setup.paths)) throw new Error(`--paths: ${name} is not one of ${Object.keys(setup.paths).join(', ')}`);
+}
 const results: Record<string, Record<string, unknown>> = {};
 for (const encoding of encodings) {
   results[encoding] = {};
   for (const [name, path] of Object.entries(setup.paths)) {
+    if (only && !only.has(name)) continue;
     const bareRuns: Figures[] = [];
     const serviceRuns: Figures[] = [];
     for (let i = 0; i < rounds; i++) {
