@@ -20,9 +20,10 @@
  * The service code runs compiled, from dist/ (the npm script builds it), as `npm start` runs it;
  * `--source` runs the TypeScript sources through tsx instead.
  *
- * The next result is published once the previous is served and the processor has finished the batch
- * that held it (the pending races the result touches are recomputed after its own rows are produced),
- * then --gap ms: each result meets an idle processor, as live results do (minutes apart).
+ * The next result is published once the previous is served, the processor has finished the batch that
+ * held it (the pending races the result touches are recomputed after its own rows are produced) and the
+ * view has applied every row that batch produced, then --gap ms: each result meets an idle service, as
+ * live results do (minutes apart).
  * --back-to-back publishes it once the previous is served, while the processor may still be busy.
  *
  *   npm run bench:latency -- [--modes embedded,kafka] [--results 250] [--warmup 10] [--from 2024-03-01]
@@ -143,6 +144,8 @@ function mark(t: Trace, stage: Stage): void {
 
 /** The trace of the race being measured (one at a time). */
 let current: Trace | undefined;
+/** analytics partition -> the offset after the last row the view has applied (for the pacing) */
+const viewDone = new Map<number, number>();
 const raceOf = (key: string) => key.slice(0, key.indexOf(':'));
 
 /** A LogPort that timestamps what the measured race goes through; everything else is the wrapped log's. */
@@ -188,6 +191,9 @@ function traced(log: LogPort, rt: Runtime): LogPort {
         }
         await handler(batch);
         if (holds && c) mark(c, 'processorDone');
+        if (role === 'view') {
+          for (const r of batch.records) if (r.topic === t.analytics) viewDone.set(r.partition, r.offset + 1);
+        }
       });
     },
     committed: (group, topic) => log.committed(group, topic),
@@ -367,10 +373,16 @@ async function measure(mode: 'embedded' | 'kafka', env: Record<string, string>) 
       }
       mark(trace, 'served');
       if (!values['back-to-back']) {
-        // the batch that held the result goes on with the pending races it touches: wait for its end
+        // the batch that held the result goes on with the pending races it touches: wait for its end,
+        // then for the view to have applied every row it produced (the service is idle again)
         const until = now() + 30_000;
         while (trace.at.processorDone === undefined) {
           if (now() > until) throw new Error(`the processor's batch holding ${raceId} did not end in 30 s`);
+          await new Promise((r) => setTimeout(r, 2));
+        }
+        const ends = await rt.log.endOffsets(rt.topics.analytics);
+        while (ends.some((end, p) => end > 0 && (viewDone.get(p) ?? 0) < end)) {
+          if (now() > until) throw new Error(`the view did not apply the rows of ${raceId}'s batch in 30 s`);
           await new Promise((r) => setTimeout(r, 2));
         }
       }
@@ -468,7 +480,7 @@ try {
 function summary(results: Awaited<ReturnType<typeof measure>>[]): string {
   const lines = [
     `load average at the end: ${loadAverage().join(' ')}`,
-    `pacing: ${values['back-to-back'] ? 'back to back (once served)' : 'once served and the processor batch ended'}, gap ${GAP_MS} ms`,
+    `pacing: ${values['back-to-back'] ? 'back to back (once served)' : 'once served, the processor batch ended and the view applied its rows'}, gap ${GAP_MS} ms`,
     '| mode | results | rows per result (p50) | push p50 / p99 ms | served p50 / p99 ms | push CPU p50 / p99 ms | whole batch p50 / p99 ms |',
     '|---|---|---|---|---|---|---|',
   ];
