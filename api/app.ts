@@ -87,7 +87,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   installMethodNotAllowed(app, routeTable);
   installEtags(app);
   installCompression(app);
-  app.register(cookie);
+  // No parsing hook on every request: api/session.ts parses the Cookie header when it first needs it.
+  app.register(cookie, { hook: false });
   limitKeylessRoutes(app, new RateLimiter({ requestsPerMinute: config.rateLimit.perAddressPerMinute, clock }));
   const cache = new ResponseCache({ revision: () => deps.readModel.revision?.() });
   const credentials = deps.accounts && deps.sessions ? { accounts: deps.accounts, sessions: deps.sessions } : undefined;

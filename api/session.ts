@@ -51,7 +51,9 @@ function cookieOptions(request: FastifyRequest, sameSite: 'lax' | 'strict', maxA
 }
 
 function cookie(request: FastifyRequest, base: string): string | undefined {
-  const value = request.cookies?.[cookieName(request, base)];
+  // Parsed on first use (the plugin's per-request parsing hook is off: most requests carry an API key)
+  request.cookies ??= request.headers.cookie ? request.server.parseCookie(request.headers.cookie) : {};
+  const value = request.cookies[cookieName(request, base)];
   return value === undefined || value === '' ? undefined : value;
 }
 
