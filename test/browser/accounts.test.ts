@@ -94,7 +94,10 @@ describe('accounts in a browser', () => {
     const key = (await page.locator('#new-key').textContent())!.trim();
     expect(key).toMatch(/^rk_[A-Za-z0-9_-]{43}$/);
     await page.getByRole('button', { name: 'Copy' }).click();
-    await expect(page.getByRole('button', { name: 'Copied' }).count()).resolves.toBe(1);
+    // the label changes once the clipboard write resolves: wait for it (count() alone does not wait)
+    const copied = page.getByRole('button', { name: 'Copied' });
+    await copied.waitFor({ state: 'visible', timeout: 10_000 });
+    await expect(copied.count()).resolves.toBe(1);
     // the callback runs in the page; the test's TypeScript has no DOM types, so the page's global is typed inline
     type PageGlobal = { navigator: { clipboard: { readText(): Promise<string> } } };
     expect(await page.evaluate(() => (globalThis as unknown as PageGlobal).navigator.clipboard.readText())).toBe(key);
