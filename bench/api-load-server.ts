@@ -25,11 +25,10 @@ import type * as BackgroundModule from '../cli/commands/background.js';
 import type * as ConfigModule from '../cli/config.js';
 import type * as RuntimeModule from '../cli/runtime.js';
 import type * as TimeModule from '../domain/time.js';
+import { serviceModules } from './service-modules.js';
 
-// The service as `npm start` runs it: compiled JavaScript from dist/ (the npm script builds it first);
-// BENCH_SOURCE=1 runs the TypeScript sources through tsx instead.
-const base = process.env['BENCH_SOURCE'] ? '..' : '../dist';
-const load = <T>(path: string): Promise<T> => import(`${base}/${path}`) as Promise<T>;
+// The service as `npm start` runs it: compiled JavaScript from dist/; BENCH_SOURCE=1 runs the sources.
+const load = serviceModules(Boolean(process.env['BENCH_SOURCE']));
 
 const [mode, ...args] = process.argv.slice(2);
 let close: () => Promise<void>;

@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import type * as GeneratorModule from '../domain/generator/index.js';
 import type * as EngineModule from '../streams/processors/analytics-engine.js';
 import type * as StateModule from '../streams/processors/engine-state.js';
+import { serviceModules } from './service-modules.js';
 
 const { values } = parseArgs({
   options: {
@@ -21,8 +22,7 @@ const { values } = parseArgs({
     source: { type: 'boolean', default: false },
   },
 });
-const base = values.source ? '..' : '../dist';
-const load = <T>(path: string): Promise<T> => import(`${base}/${path}`) as Promise<T>;
+const load = serviceModules(values.source);
 const { generateFeed } = await load<typeof GeneratorModule>('domain/generator/index.js');
 const { AnalyticsEngine } = await load<typeof EngineModule>('streams/processors/analytics-engine.js');
 const { EngineState } = await load<typeof StateModule>('streams/processors/engine-state.js');

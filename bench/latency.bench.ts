@@ -47,6 +47,7 @@ import type * as RegistryModule from '../streams/registry-server/index.js';
 import type { Runtime } from '../cli/runtime.js';
 import type { PublishableEvent } from '../domain/events.js';
 import type { ConsumeOptions, LogBatch, LogPort, OutRecord } from '../streams/log-port.js';
+import { serviceModules } from './service-modules.js';
 
 const { values } = parseArgs({
   options: {
@@ -69,10 +70,8 @@ const { values } = parseArgs({
   },
 });
 
-// The service as `npm start` runs it: compiled JavaScript from dist/ (the npm script builds it first);
-// under tsx the sources carry esbuild's per-closure name helpers, a few % of CPU on the hot paths.
-const base = values.source ? '..' : '../dist';
-const load = <T>(path: string): Promise<T> => import(`${base}/${path}`) as Promise<T>;
+// The service as `npm start` runs it: compiled JavaScript from dist/ (see service-modules.ts).
+const load = serviceModules(values.source);
 const { buildApp } = await load<typeof AppModule>('api/app.js');
 const { serviceConfigFromEnv } = await load<typeof ConfigModule>('cli/config.js');
 const { newBackground, startBackground } = await load<typeof BackgroundModule>('cli/commands/background.js');

@@ -178,6 +178,17 @@ function daysSinceLast(src: WindowSource, dim: number, off: number): number {
   return Math.min(utcDaysBetween(last, off), NO_WIN_DAYS - 1);
 }
 
+/** The row's fields a runs-and-win-rate pair is written to. */
+type CountField = { [K in keyof AnalyticsRow]: AnalyticsRow[K] extends number ? K : never }[keyof AnalyticsRow];
+
+/** Writes runs and win rate to the two named fields of the row. */
+const runsAndRate =
+  (runs: CountField, winRate: CountField) =>
+  (row: AnalyticsRow, n: number, wr: number): void => {
+    row[runs] = n;
+    row[winRate] = wr;
+  };
+
 // ---- composites folded into their parent's vector ----
 
 /** A race category with a closed code table (codes.ts): 1..size, 0 when the race has none. */
@@ -297,10 +308,7 @@ export function composite(a: string, b: string): string {
 const JOCKEY_FOLDS = foldInto(PERF_WIDTH, [
   {
     by: BY_DISCIPLINE,
-    write: (row, n, wr) => {
-      row.jockeyDisciplineRides365Day = n;
-      row.jockeyDisciplineWinRate365Day = wr;
-    },
+    write: runsAndRate('jockeyDisciplineRides365Day', 'jockeyDisciplineWinRate365Day'),
   },
 ]);
 
@@ -341,10 +349,7 @@ export const JOCKEY: RunnerEntityKind = {
 const TRAINER_FOLDS = foldInto(PERF_WIDTH, [
   {
     by: BY_DISCIPLINE,
-    write: (row, n, wr) => {
-      row.trainerDisciplineRunners365Day = n;
-      row.trainerDisciplineWinRate365Day = wr;
-    },
+    write: runsAndRate('trainerDisciplineRunners365Day', 'trainerDisciplineWinRate365Day'),
   },
 ]);
 
@@ -453,51 +458,33 @@ export const JOCKEY_COURSE = winWindowKind(
   JOCKEY,
   (r, x) => composite(r.jockeyId, x.courseId),
   DAYS_5Y,
-  (row, n, wr) => {
-    row.jockeyCourseRides5Year = n;
-    row.jockeyCourseWinRate5Year = wr;
-  },
+  runsAndRate('jockeyCourseRides5Year', 'jockeyCourseWinRate5Year'),
 );
 export const TRAINER_COURSE = winWindowKind(
   'tc',
   TRAINER,
   (r, x) => composite(r.trainerId, x.courseId),
   DAYS_5Y,
-  (row, n, wr) => {
-    row.trainerCourseRunners5Year = n;
-    row.trainerCourseWinRate5Year = wr;
-  },
+  runsAndRate('trainerCourseRunners5Year', 'trainerCourseWinRate5Year'),
 );
 
 /** sire+surface, sire+going group, sire+distance bucket and sire+discipline over the sire's whole history */
 const SIRE_FOLDS = foldInto(PERF_DIST_WIDTH, [
   {
     by: BY_SURFACE,
-    write: (row, n, wr) => {
-      row.sireSurfaceRuns = n;
-      row.sireSurfaceWinRate = wr;
-    },
+    write: runsAndRate('sireSurfaceRuns', 'sireSurfaceWinRate'),
   },
   {
     by: BY_GOING_GROUP,
-    write: (row, n, wr) => {
-      row.sireGoingRuns = n;
-      row.sireGoingWinRate = wr;
-    },
+    write: runsAndRate('sireGoingRuns', 'sireGoingWinRate'),
   },
   {
     by: BY_DISTANCE_BUCKET,
-    write: (row, n, wr) => {
-      row.sireDistanceRuns = n;
-      row.sireDistanceWinRate = wr;
-    },
+    write: runsAndRate('sireDistanceRuns', 'sireDistanceWinRate'),
   },
   {
     by: BY_DISCIPLINE,
-    write: (row, n, wr) => {
-      row.sireDisciplineRuns = n;
-      row.sireDisciplineWinRate = wr;
-    },
+    write: runsAndRate('sireDisciplineRuns', 'sireDisciplineWinRate'),
   },
 ]);
 
@@ -528,10 +515,7 @@ export const SIRE: RunnerEntityKind = {
 const DAM_SIRE_FOLDS = foldInto(PERF_DIST_WIDTH, [
   {
     by: BY_DISTANCE_BUCKET,
-    write: (row, n, wr) => {
-      row.damSireDistanceRuns = n;
-      row.damSireDistanceWinRate = wr;
-    },
+    write: runsAndRate('damSireDistanceRuns', 'damSireDistanceWinRate'),
   },
 ]);
 
