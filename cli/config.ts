@@ -32,6 +32,8 @@ const ServiceSchema = Type.Object({
   registryHost: Type.String({ minLength: 1 }),
   registryPort: Type.Integer({ minimum: 0, maximum: 65535 }),
   checkpointIntervalMs: Type.Integer({ minimum: 10, maximum: 3_600_000 }),
+  /** the checkpoint interval while catching up (process, rebuild, the start's catch-up): fewer rewrites of busy state */
+  catchUpCheckpointMs: Type.Integer({ minimum: 10, maximum: 3_600_000 }),
   /** course snapshots are daily from this date (the first day of a month); null: monthly only */
   dailySnapshotsFrom: Type.Union([Type.Null(), Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])-01$' })]),
   /** the demo's live feed runs while serving (RACING_LIVE; default on in embedded mode, off in Kafka mode) */
@@ -77,6 +79,7 @@ const NAMES: Record<string, string> = {
   '/registryHost': 'REGISTRY_HOST',
   '/registryPort': 'REGISTRY_PORT (0..65535)',
   '/checkpointIntervalMs': 'RACING_CHECKPOINT_MS (10..3600000)',
+  '/catchUpCheckpointMs': 'RACING_CATCHUP_CHECKPOINT_MS (10..3600000)',
   '/dailySnapshotsFrom': 'RACING_DAILY_SNAPSHOTS_FROM (YYYY-MM-01, the first day of a month)',
   '/live': 'RACING_LIVE (1 or 0)',
 };
@@ -123,6 +126,12 @@ export function serviceConfigFromEnv(env: Env): ServiceConfig {
     registryHost: env['REGISTRY_HOST']?.trim() || '127.0.0.1',
     registryPort: int(env, 'REGISTRY_PORT', 8081),
     checkpointIntervalMs: int(env, 'RACING_CHECKPOINT_MS', 5000),
+    // six live intervals unless set: 30 s by default (a crash while catching up replays at most that much)
+    catchUpCheckpointMs: int(
+      env,
+      'RACING_CATCHUP_CHECKPOINT_MS',
+      Math.min(3_600_000, 6 * int(env, 'RACING_CHECKPOINT_MS', 5000)),
+    ),
     dailySnapshotsFrom: env['RACING_DAILY_SNAPSHOTS_FROM']?.trim() || null,
     live: live(env, env['RACING_MODE']?.trim() || 'embedded'),
   };

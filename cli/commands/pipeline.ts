@@ -173,7 +173,7 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
   try {
     await processor.run({
       untilCaughtUp: true,
-      checkpointIntervalMs: rt.config.checkpointIntervalMs,
+      checkpointIntervalMs: rt.config.catchUpCheckpointMs,
       onBatch: (s) => bar.update(s.records, `${s.rowsEmitted} rows`),
     });
     if (rt.ownership && rt.groups.owners && !rt.ownership.joinedOnce) {
