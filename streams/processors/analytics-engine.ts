@@ -276,7 +276,7 @@ export class AnalyticsEngine {
     const rows = await this.computeRows(race);
     const next: Record<string, string> = {};
     for (const row of rows) {
-      next[row.horseId] = fingerprint(rowText(row));
+      next[row.horseId] = rowFingerprint(row);
       if (race.emitted[row.horseId] !== next[row.horseId]) {
         out.push({ key: rowKey(race.raceId, row.horseId), row, timestamp: Date.parse(row.computedAtUtc) });
         this.counters.rowsEmitted++;
@@ -327,26 +327,59 @@ function sameRecord(a: Record<string, string>, b: Record<string, string>): boole
   return true;
 }
 
-/** The fingerprint of a row as the engine keeps it for what it emitted (also of a row read back from the topic). */
+/**
+ * The fingerprint of a row as the engine keeps it for what it emitted (also of a row read back from the
+ * topic): two 32-bit MurmurHash3 lanes over every value in schema order, numbers by their IEEE-754 bits
+ * (no number is turned into text), strings by their UTF-16 units, each value behind a type tag. Changing
+ * it changes what the state holds: bump STATE_FORMAT.
+ */
 export function rowFingerprint(r: AnalyticsRow): string {
-  return fingerprint(rowText(r));
-}
-
-/** The row's values in schema order: what the fingerprint covers (every field). */
-function rowText(r: AnalyticsRow): string {
-  let s = '';
-  for (const v of Object.values(r)) s += `${v}|`;
-  return s;
-}
-
-/** FNV-1a 64-bit of a string, hex: a compact fingerprint of an emitted row. */
-function fingerprint(s: string): string {
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 0x01000193) >>> 0;
-    h2 = Math.imul(h2 ^ c, 0x5bd1e995) >>> 0;
+  let h1 = 0x9747b28c;
+  let h2 = 0x5bd1e995;
+  const mix = (w: number): void => {
+    h1 = lane(h1, w);
+    h2 = lane(h2, w ^ 0x85ebca6b);
+  };
+  for (const v of Object.values(r)) {
+    if (typeof v === 'number') {
+      F64[0] = v;
+      mix(1);
+      mix(U32[0]!);
+      mix(U32[1]!);
+    } else if (typeof v === 'string') {
+      mix(2);
+      mix(v.length);
+      for (let i = 0; i < v.length; i++) mix(v.charCodeAt(i));
+    } else if (typeof v === 'boolean') {
+      mix(v ? 3 : 4);
+    } else {
+      mix(5); // null (an absent optional value reads back as null)
+    }
   }
-  return h1.toString(16).padStart(8, '0') + h2.toString(16).padStart(8, '0');
+  return hex(final(h1)) + hex(final(h2));
+}
+
+const F64 = new Float64Array(1);
+const U32 = new Uint32Array(F64.buffer);
+
+function lane(h: number, w: number): number {
+  let k = Math.imul(w, 0xcc9e2d51);
+  k = (k << 15) | (k >>> 17);
+  k = Math.imul(k, 0x1b873593);
+  h ^= k;
+  h = (h << 13) | (h >>> 19);
+  return (Math.imul(h, 5) + 0xe6546b64) | 0;
+}
+
+function final(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+function hex(h: number): string {
+  return h.toString(16).padStart(8, '0');
 }
