@@ -82,7 +82,7 @@ export class EventIndex {
   }
 
   /** Inserts or replaces the event with this key (e.g. a raceId). */
-  upsert(key: string, off: number, visibleAt: number, vec: readonly number[]): void {
+  upsert(key: string, off: number, visibleAt: number, vec: ArrayLike<number>): void {
     const h = hashKey(key);
     let slot = this.findSlot(key, h);
     if (slot >= 0) {
@@ -115,7 +115,12 @@ export class EventIndex {
     rec[b + 1] = visibleAt;
     for (let d = 0; d < this.width; d++) rec[b + 2 + d] = vec[d] ?? 0;
     this.n = n + 1;
+    this.noteLag(off, visibleAt);
+    if (i < this.cumValidTo) this.cumValidTo = i;
+  }
 
+  /** Widens the lag bounds (maxLag, lagHi, lagLo) to cover an event. */
+  private noteLag(off: number, visibleAt: number): void {
     const lag = visibleAt - off;
     if (lag > this.maxLag) this.maxLag = lag;
     let hi = lag;
@@ -124,7 +129,6 @@ export class EventIndex {
     let lo = lag;
     while (off + lo > visibleAt) lo = -nextUp(-lo);
     if (lo < this.lagLo) this.lagLo = lo;
-    if (i < this.cumValidTo) this.cumValidTo = i;
   }
 
   /**
@@ -249,6 +253,52 @@ export class EventIndex {
       for (let d = 0; d < w; d++) x[i * w + d] = r[i * S + 2 + d]!;
     }
     return { w, k: this.keys.slice(0, n), o, v, x };
+  }
+
+  /**
+   * The events as records in order: per event [off, visibleAt, vec[0], .., vec[width - 1]] (a view of
+   * the index's own array: read it before the next change), and their keys.
+   */
+  records(): { keys: string[]; rec: Float64Array } {
+    return { keys: this.keys.slice(0, this.n), rec: this.rec.subarray(0, this.n * this.stride) };
+  }
+
+  /**
+   * The index of `records()` (the bytes of its Float64Array, in this host's byte order): the same index
+   * as upserting each event, built without a search or a per-event allocation when the records are in
+   * (off, key) order with distinct keys, as `records()` gives them; otherwise event by event.
+   */
+  static fromRecords(width: number, keys: readonly string[], bytes: Uint8Array): EventIndex {
+    const S = width + 2;
+    const m = keys.length;
+    if (bytes.byteLength !== m * S * 8) {
+      throw new Error(`index records: ${bytes.byteLength} bytes for ${m} events of width ${width}`);
+    }
+    const idx = new EventIndex(width, m);
+    new Uint8Array(idx.rec.buffer, 0, bytes.byteLength).set(bytes);
+    const r = idx.rec;
+    let ordered = true;
+    for (let i = 1; i < m && ordered; i++) {
+      const a = r[(i - 1) * S]!;
+      const b = r[i * S]!;
+      ordered = a < b || (a === b && keys[i - 1]! < keys[i]!);
+    }
+    if (!ordered) {
+      const copy = r.slice(0, m * S);
+      r.fill(0);
+      for (let i = 0; i < m; i++)
+        idx.upsert(keys[i]!, copy[i * S]!, copy[i * S + 1]!, copy.subarray(i * S + 2, (i + 1) * S));
+      return idx;
+    }
+    for (let i = 0; i < m; i++) {
+      idx.keys.push(keys[i]!);
+      idx.noteLag(r[i * S]!, r[i * S + 1]!);
+    }
+    idx.n = m;
+    let size = MIN_SLOTS;
+    while (m * 4 > size * 3) size *= 2;
+    idx.rehash(size);
+    return idx;
   }
 
   static fromJSON(j: EventIndexJson): EventIndex {

@@ -126,25 +126,74 @@ export const HORSE_TYPE = avro.Type.forSchema(
   { omitRecordMethods: true },
 );
 
-/** An entity index head: monthly summaries and pending races. */
-export const HEAD_TYPE = avro.Type.forSchema(
+/**
+ * Doubles as raw bytes in this host's byte order (a Float64Array's own bytes: no per-value encoding).
+ * The state format names the byte order (engine-state.ts), so a data dir moved to a host of the other
+ * order is replayed rather than misread.
+ */
+function f64Bytes(a: Float64Array | readonly number[]): Buffer {
+  const f = a instanceof Float64Array ? a : Float64Array.from(a);
+  return Buffer.from(f.buffer, f.byteOffset, f.byteLength);
+}
+
+function f64Of(b: Buffer): Float64Array {
+  if (b.byteLength % 8 !== 0) throw new Error(`state record: ${b.byteLength} bytes is not a whole number of doubles`);
+  const f = new Float64Array(b.byteLength / 8);
+  new Uint8Array(f.buffer).set(b);
+  return f;
+}
+
+/** An entity index head: monthly summaries (raw doubles) and pending races. */
+const HEAD_RECORD = avro.Type.forSchema(
   {
     type: 'record',
     name: 'IndexHead',
     namespace: 'racing.internal',
     fields: [
-      { name: 'months', type: doubles },
+      { name: 'months', type: 'bytes' },
       { name: 'n', type: { type: 'array', items: 'int' } },
-      { name: 'maxVisible', type: doubles },
-      { name: 'sums', type: doubles },
+      { name: 'maxVisible', type: 'bytes' },
+      { name: 'sums', type: 'bytes' },
       { name: 'pendingRaces', type: { type: 'array', items: 'string' } },
       { name: 'pendingOffs', type: doubles },
     ],
   } as avro.Schema,
   { omitRecordMethods: true },
-) as avro.Type & { fromBuffer(b: Buffer): ChunkedIndexHead };
+);
 
-/** One month of an entity's events. */
+interface HeadRecord {
+  months: Buffer;
+  n: number[];
+  maxVisible: Buffer;
+  sums: Buffer;
+  pendingRaces: string[];
+  pendingOffs: number[];
+}
+
+export function encodeHead(h: ChunkedIndexHead): Buffer {
+  return avroBytes(HEAD_RECORD, {
+    months: f64Bytes(h.months),
+    n: h.n,
+    maxVisible: f64Bytes(h.maxVisible),
+    sums: f64Bytes(h.sums),
+    pendingRaces: h.pendingRaces,
+    pendingOffs: h.pendingOffs,
+  });
+}
+
+export function decodeHead(buf: Buffer): ChunkedIndexHead {
+  const r = HEAD_RECORD.fromBuffer(buf) as HeadRecord;
+  return {
+    months: Array.from(f64Of(r.months)),
+    n: r.n,
+    maxVisible: Array.from(f64Of(r.maxVisible)),
+    sums: Array.from(f64Of(r.sums)),
+    pendingRaces: r.pendingRaces,
+    pendingOffs: r.pendingOffs,
+  };
+}
+
+/** One month of an entity's events: the keys and the records of EventIndex.records() as raw doubles. */
 const CHUNK_TYPE = avro.Type.forSchema(
   {
     type: 'record',
@@ -153,9 +202,7 @@ const CHUNK_TYPE = avro.Type.forSchema(
     fields: [
       { name: 'w', type: 'int' },
       { name: 'k', type: { type: 'array', items: 'string' } },
-      { name: 'o', type: doubles },
-      { name: 'v', type: doubles },
-      { name: 'x', type: doubles },
+      { name: 'r', type: 'bytes' },
     ],
   } as avro.Schema,
   { omitRecordMethods: true },
@@ -163,9 +210,11 @@ const CHUNK_TYPE = avro.Type.forSchema(
 
 /** One month of an entity's events as stored. */
 export function encodeChunk(idx: EventIndex): Buffer {
-  return avroBytes(CHUNK_TYPE, idx.toJSON());
+  const { keys, rec } = idx.records();
+  return avroBytes(CHUNK_TYPE, { w: idx.width, k: keys, r: f64Bytes(rec) });
 }
 
 export function decodeChunk(buf: Buffer): EventIndex {
-  return EventIndex.fromJSON(CHUNK_TYPE.fromBuffer(buf) as ReturnType<EventIndex['toJSON']>);
+  const c = CHUNK_TYPE.fromBuffer(buf) as { w: number; k: string[]; r: Buffer };
+  return EventIndex.fromRecords(c.w, c.k, c.r);
 }

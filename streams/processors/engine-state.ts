@@ -23,8 +23,9 @@ import type { HorseRun } from '../../domain/features/horse.js';
 import { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
 import type { EventIndex } from '../../state/aggregates/event-index.js';
 import type { BatchOp, StorePort } from '../../state/store-port.js';
+import { endianness } from 'node:os';
 import { avroBytes } from '../avro-bytes.js';
-import { HEAD_TYPE, HORSE_TYPE, RACE_STATE_TYPE, decodeChunk, encodeChunk } from './engine-state-codec.js';
+import { HORSE_TYPE, RACE_STATE_TYPE, decodeChunk, decodeHead, encodeChunk, encodeHead } from './engine-state-codec.js';
 
 /** What a race last contributed to the entity aggregates: the facts its keys and vectors are computed from. */
 export interface RaceLinks extends RaceFacts {
@@ -64,8 +65,11 @@ function widthOf(kind: IndexKind): number {
   return k.width;
 }
 
-/** Bump when the store layout changes: a processor finding another version starts its state afresh. */
-export const STATE_FORMAT = '4';
+/**
+ * Bump when the store layout changes: a processor finding another version starts its state afresh. Index
+ * heads and chunks hold raw doubles in the host's byte order, which the format names (5: little-endian).
+ */
+export const STATE_FORMAT = endianness() === 'LE' ? '5' : '5-be';
 
 const DAY = 86_400_000;
 
@@ -95,6 +99,16 @@ export class EngineState {
   private readonly horses = new Map<string, HorseRecord>();
   private readonly indexes = new Map<IndexKind, Map<string, ChunkedIndex>>(
     ENTITY_KINDS.map((k) => [k.kind, new Map<string, ChunkedIndex>()]),
+  );
+  /**
+   * Ids known to have no index, in memory or in the store (a store read missed), per kind. A row
+   * computation looks up every key of its race, and the entities without a history yet (a horse's dam, a
+   * jockey's first ride at a course) are asked for again at every recompute of the race: this answers
+   * them without a store read. An index comes only from `adoptIndex`, which takes its id out; forgotten
+   * at every eviction, so it holds only what the stream used since the last checkpoint.
+   */
+  private readonly absentIndexes = new Map<IndexKind, Set<string>>(
+    ENTITY_KINDS.map((k) => [k.kind, new Set<string>()]),
   );
   /** every version of each course, sorted by (publishedAt, canonical text) */
   private readonly courses = new Map<string, Course[]>();
@@ -206,6 +220,12 @@ export class EngineState {
     return m;
   }
 
+  private absentOf(kind: IndexKind): Set<string> {
+    const s = this.absentIndexes.get(kind);
+    if (!s) throw new Error(`unknown entity kind ${kind}`);
+    return s;
+  }
+
   peekIndex(kind: IndexKind, id: string): ChunkedIndex | undefined {
     const idx = this.indexesOf(kind).get(id);
     if (idx) idx.touched = this.now;
@@ -218,8 +238,13 @@ export class EngineState {
   async index(kind: IndexKind, id: string, create = false): Promise<ChunkedIndex | undefined> {
     const idx = this.peekIndex(kind, id);
     if (idx) return idx;
+    const absent = this.absentOf(kind);
+    if (absent.has(id)) return create ? this.adoptIndex(kind, id, undefined) : undefined;
     const buf = this.store ? await this.store.get(`i!${kind}!${id}`) : undefined;
-    if (!buf && !create) return undefined;
+    if (!buf && !create) {
+      absent.add(id);
+      return undefined;
+    }
     return this.adoptIndex(kind, id, buf);
   }
 
@@ -234,11 +259,12 @@ export class EngineState {
         }
       : undefined;
     const idx = buf
-      ? ChunkedIndex.fromHead(widthOf(kind), HEAD_TYPE.fromBuffer(buf), loader)
+      ? ChunkedIndex.fromHead(widthOf(kind), decodeHead(buf), loader)
       : new ChunkedIndex(widthOf(kind), loader);
     idx.touched = this.now;
     this.indexesOf(kind).set(id, idx);
     this.indexIds.set(idx, [kind, id]);
+    this.absentOf(kind).delete(id);
     return idx;
   }
 
@@ -263,8 +289,9 @@ export class EngineState {
     const seen = new Set<string>();
     const idx: [IndexKind, string][] = [];
     for (const [k, id] of want.indexes) {
+      if (this.indexesOf(k).has(id) || this.absentOf(k).has(id)) continue; // most are: no key string built
       const key = `${k}!${id}`;
-      if (seen.has(key) || this.indexesOf(k).has(id)) continue;
+      if (seen.has(key)) continue;
       seen.add(key);
       idx.push([k, id]);
     }
@@ -281,6 +308,7 @@ export class EngineState {
     for (const [k, id] of idx) {
       const v = values[p++];
       if (v) this.adoptIndex(k, id, v);
+      else this.absentOf(k).add(id);
     }
   }
 
@@ -388,7 +416,7 @@ export class EngineState {
           value: encodeChunk(m.chunk!),
         });
       }
-      if (head) ops.push({ type: 'put', key: `i!${kind}!${id}`, value: avroBytes(HEAD_TYPE, idx.toHead()) });
+      if (head) ops.push({ type: 'put', key: `i!${kind}!${id}`, value: encodeHead(idx.toHead()) });
     }
     for (const id of this.dirtyCourses) {
       ops.push({ type: 'put', key: `co!${id}`, value: Buffer.from(JSON.stringify(this.courses.get(id))) });
@@ -413,6 +441,7 @@ export class EngineState {
   evict(): EvictionCounts {
     const counts: EvictionCounts = { races: 0, horses: 0, indexes: 0, chunks: 0 };
     if (!this.store) return counts;
+    for (const absent of this.absentIndexes.values()) absent.clear();
     const now = this.now;
     for (const [id, r] of this.races) {
       if (this.dirtyRaces.has(id)) continue;

@@ -165,6 +165,21 @@ describe('EventIndex (model-based)', () => {
             const back = EventIndex.fromJSON(json);
             expect(back.toJSON()).toEqual(json);
             for (const t of [0, 50, 333, 800, 5000]) expect(back.window(t - 100, t)).toEqual(idx.window(t - 100, t));
+            // The stored form (raw records, engine-state-codec.ts) gives the same index back.
+            const { keys, rec } = idx.records();
+            const bytes = new Uint8Array(rec.buffer.slice(rec.byteOffset, rec.byteOffset + rec.byteLength));
+            const fromRec = EventIndex.fromRecords(idx.width, keys, bytes);
+            expect(fromRec.toJSON()).toEqual(json);
+            for (const t of [0, 50, 333, 800, 5000]) {
+              expect(fromRec.window(t - 100, t)).toEqual(idx.window(t - 100, t));
+              expect(fromRec.keysOffAfter(t)).toEqual(idx.keysOffAfter(t));
+            }
+            // ... and it takes further changes like the original (its key table is whole)
+            for (const k of keys.slice(0, 3)) expect(fromRec.remove(k)).toBe(idx.remove(k));
+            fromRec.upsert('late', 10, 4000, new Array<number>(idx.width).fill(1));
+            idx.upsert('late', 10, 4000, new Array<number>(idx.width).fill(1));
+            expect(fromRec.toJSON()).toEqual(idx.toJSON());
+            expect(fromRec.window(0, 5000)).toEqual(idx.window(0, 5000));
           },
         ),
         { numRuns: 400 },

@@ -29,6 +29,24 @@ describe('EventIndex', () => {
     expect(EventIndex.fromJSON(idx.toJSON()).window(0, 1000)).toEqual(idx.window(0, 1000));
   });
 
+  it('reads back its records, and takes records out of order or with a wrong length', () => {
+    const idx = new EventIndex(2);
+    idx.upsert('b', 200, 210, [1, 0]);
+    idx.upsert('a', 100, 300, [0, 1]);
+    const { keys, rec } = idx.records();
+    expect(keys).toEqual(['a', 'b']);
+    expect([...rec]).toEqual([100, 300, 0, 1, 200, 210, 1, 0]);
+    const bytes = (a: number[]) => new Uint8Array(Float64Array.from(a).buffer);
+    const back = EventIndex.fromRecords(2, keys, bytes([...rec]));
+    expect(back.toJSON()).toEqual(idx.toJSON());
+    expect(back.window(0, 1000)).toEqual(idx.window(0, 1000));
+    expect(back.window(0, 250)).toEqual({ n: 1, sums: [1, 0], latestVisible: 210 });
+    // out of order: sorted on the way in, as upserts would
+    const swapped = EventIndex.fromRecords(2, ['b', 'a'], bytes([200, 210, 1, 0, 100, 300, 0, 1]));
+    expect(swapped.toJSON()).toEqual(idx.toJSON());
+    expect(() => EventIndex.fromRecords(2, ['a'], bytes([1, 2, 3]))).toThrow(/24 bytes for 1 events of width 2/);
+  });
+
   it('lists keys off after an instant', () => {
     const idx = new EventIndex(1);
     idx.upsert('r1:h', 10, 11, [0]);
