@@ -49,10 +49,10 @@ describe('row fingerprint', () => {
     expect(changed).toBeGreaterThan(400);
     // the order of values is part of it (two fields swapped)
     const numbers = Object.entries(row).filter(([, v]) => typeof v === 'number' && v !== 0);
-    const [[a, va], [b, vb]] = numbers.filter(([, v], i, all) => all.findIndex(([, w]) => w === v) === i) as [
-      string,
-      number,
-    ][];
+    const distinct = numbers.filter(([, v], i, all) => all.findIndex(([, w]) => w === v) === i);
+    expect(distinct.length).toBeGreaterThan(1);
+    const [a, va] = distinct[0]!;
+    const [b, vb] = distinct[1]!;
     expect(rowFingerprint({ ...row, [a]: vb, [b]: va } as AnalyticsRow)).not.toBe(base);
 
     const type = avro.Type.forSchema(JSON.parse(loadSchemaText('AnalyticsRow')) as avro.Schema);
