@@ -102,6 +102,7 @@ function live(env: Env, mode: string): boolean | string {
  */
 export function serviceConfigFromEnv(env: Env): ServiceConfig {
   const dataDir = resolve(env['RACING_DATA_DIR']?.trim() || './data');
+  const checkpointIntervalMs = int(env, 'RACING_CHECKPOINT_MS', 5000);
   const brokers = (env['KAFKA_BROKERS'] ?? '')
     .split(',')
     .map((b) => b.trim())
@@ -125,13 +126,9 @@ export function serviceConfigFromEnv(env: Env): ServiceConfig {
     schemaRegistryUrl: env['SCHEMA_REGISTRY_URL']?.trim() || null,
     registryHost: env['REGISTRY_HOST']?.trim() || '127.0.0.1',
     registryPort: int(env, 'REGISTRY_PORT', 8081),
-    checkpointIntervalMs: int(env, 'RACING_CHECKPOINT_MS', 5000),
+    checkpointIntervalMs,
     // six live intervals unless set: 30 s by default (a crash while catching up replays at most that much)
-    catchUpCheckpointMs: int(
-      env,
-      'RACING_CATCHUP_CHECKPOINT_MS',
-      Math.min(3_600_000, 6 * int(env, 'RACING_CHECKPOINT_MS', 5000)),
-    ),
+    catchUpCheckpointMs: int(env, 'RACING_CATCHUP_CHECKPOINT_MS', Math.min(3_600_000, 6 * checkpointIntervalMs)),
     dailySnapshotsFrom: env['RACING_DAILY_SNAPSHOTS_FROM']?.trim() || null,
     live: live(env, env['RACING_MODE']?.trim() || 'embedded'),
   };

@@ -28,6 +28,7 @@
  * off and visibleAt must not be NaN (as before, the order is then undefined); ±Infinity is fine.
  */
 import type { WindowCounts, WindowSource } from '../../domain/features/window-source.js';
+import { fmix32 } from '../../domain/hash.js';
 
 export type { WindowCounts, WindowSource };
 
@@ -526,12 +527,7 @@ export function upperBoundNum(a: readonly number[], x: number): number {
 function hashKey(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  return fmix32(h);
 }
 
 const bits = new Float64Array(1);

@@ -13,6 +13,7 @@
 import { compareCardVersions } from '../../domain/card-order.js';
 import type { AnalyticsRow, Course, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
 import type { InputEvent } from '../../domain/events.js';
+import { fmix32 } from '../../domain/hash.js';
 import { Linker, latestCard, raceLinks, rowKey, sameLinks } from './engine-links.js';
 import { EngineResidency } from './engine-residency.js';
 import { computeRows } from './engine-rows.js';
@@ -356,7 +357,7 @@ export function rowFingerprint(r: AnalyticsRow): string {
       mix(5); // null (an absent optional value reads back as null)
     }
   }
-  return hex(final(h1)) + hex(final(h2));
+  return hex(fmix32(h1)) + hex(fmix32(h2));
 }
 
 const F64 = new Float64Array(1);
@@ -369,15 +370,6 @@ function lane(h: number, w: number): number {
   h ^= k;
   h = (h << 13) | (h >>> 19);
   return (Math.imul(h, 5) + 0xe6546b64) | 0;
-}
-
-function final(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
 }
 
 function hex(h: number): string {
