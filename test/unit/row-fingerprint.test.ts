@@ -36,7 +36,7 @@ describe('row fingerprint', () => {
         typeof value === 'number'
           ? [value + 1, -value === value ? Number.MIN_VALUE : -value, null]
           : typeof value === 'string'
-            ? [`${value}x`, value.slice(1), null]
+            ? [`${value}x`, value.slice(1), `${value.slice(0, -1)}${value.endsWith('a') ? 'b' : 'a'}`, null]
             : typeof value === 'boolean'
               ? [!value, null]
               : [0, ''];
