@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { RacingError } from '../domain/errors.js';
-import { RateLimiter } from './rate-limit.js';
+import type { RateLimiter } from './rate-limit.js';
 
 /**
  * Adds the per-address limit to every keyless route registered after this call (as a route-level
@@ -26,7 +26,7 @@ export function limitKeylessRoutes(app: FastifyInstance, limiter: RateLimiter): 
 export function addressLimitHook(limiter: RateLimiter) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const decision = limiter.take(`ip:${request.ip}`);
-    reply.headers(RateLimiter.headers(decision));
+    limiter.setHeaders(reply, decision);
     if (!decision.allowed) {
       reply.header('retry-after', String(decision.resetSeconds));
       throw new RacingError(

@@ -11,13 +11,12 @@ import type { SessionStore } from '../state/credentials/session-store.js';
 import { accountRoutes } from './account-routes.js';
 import { limitKeylessRoutes } from './address-limit.js';
 import { apiKeyHook } from './auth.js';
-import { installCompression } from './compression.js';
+import { installEtagsAndCompression } from './compression.js';
 import { type ApiConfig, validateApiConfig } from './config.js';
 import { courseRoutes, openDataRoutes } from './course-routes.js';
 import { COURSE_SCHEMAS } from './course-schemas.js';
 import { DataDictionarySchema } from './data-dictionary.js';
 import { installProblemHandlers } from './errors.js';
-import { installEtags } from './etag.js';
 import type { KeyStore } from '../state/credentials/key-store.js';
 import { metaRoutes } from './meta-routes.js';
 import { installOperations, type OperationsDeps } from './metrics-routes.js';
@@ -85,8 +84,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   installProblemHandlers(app);
   if (deps.operations) installOperations(app, deps.operations);
   installMethodNotAllowed(app, routeTable);
-  installEtags(app);
-  installCompression(app);
+  installEtagsAndCompression(app);
   // No parsing hook on every request: api/session.ts parses the Cookie header when it first needs it.
   app.register(cookie, { hook: false });
   limitKeylessRoutes(app, new RateLimiter({ requestsPerMinute: config.rateLimit.perAddressPerMinute, clock }));
@@ -117,7 +115,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       api.register(metaRoutes({ readModel: deps.readModel, clock, openApi: openApiDocument, cache }));
       api.register(openDataRoutes(deps.readModel, cache));
       api.register(async (keyed) => {
-        keyed.addHook('onRequest', apiKeyHook(deps.keys, limiter, credentials));
+        keyed.addHook('onRequest', apiKeyHook(deps.keys, limiter, credentials, cache));
         await keyed.register(raceRoutes(deps.readModel, clock, cache));
         await keyed.register(courseRoutes(deps.readModel, clock, cache));
         if (deps.changes) {

@@ -9,7 +9,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RacingError } from '../domain/errors.js';
 import type { KeyRecord, KeyStore } from '../state/credentials/key-store.js';
-import { RateLimiter } from './rate-limit.js';
+import type { RateLimiter } from './rate-limit.js';
+import type { ResponseCache } from './response-cache.js';
 import { type Credentials, signedIn } from './session.js';
 
 declare module 'fastify' {
@@ -38,9 +39,12 @@ function noAccess(): RacingError {
 
 /**
  * onRequest hook for data endpoints: 401 without credentials or with a bad key, 403 when the account has
- * no API access, 429 over the limit, RateLimit-* headers.
+ * no API access, 429 over the limit, RateLimit-* headers. With `cache`, an admitted GET whose URL the
+ * response cache has a current answer for is answered here (ResponseCache.sendHot): validation and the
+ * handler would map that URL to the same entry. The routes of this hook's scope that let the cache
+ * remember URLs (`byUrl`) must have no later onRequest, preParsing, preValidation or preHandler hooks.
  */
-export function apiKeyHook(keys: KeyStore, limiter: RateLimiter, credentials?: Credentials) {
+export function apiKeyHook(keys: KeyStore, limiter: RateLimiter, credentials?: Credentials, cache?: ResponseCache) {
   /** Who the request counts against (key id or account id); throws the 401/403. */
   const authenticate = async (request: FastifyRequest): Promise<string> => {
     const key = singleHeader(request, API_KEY_HEADER);
@@ -67,7 +71,7 @@ export function apiKeyHook(keys: KeyStore, limiter: RateLimiter, credentials?: C
   /** Counts the request against `subject`; the 429 error when over the limit. */
   const limit = (subject: string, reply: FastifyReply): RacingError | undefined => {
     const decision = limiter.take(subject);
-    reply.headers(RateLimiter.headers(decision));
+    limiter.setHeaders(reply, decision);
     // Responses depend on the key (auth, limits): shared caches must not serve them to anyone else.
     reply.header('cache-control', 'private, no-cache');
     if (decision.allowed) return undefined;
@@ -76,6 +80,14 @@ export function apiKeyHook(keys: KeyStore, limiter: RateLimiter, credentials?: C
       retriable: true,
       details: { retryAfterSeconds: decision.resetSeconds },
     });
+  };
+
+  /** Counts an authenticated request; then answers it from the response cache or lets it go on. */
+  const admit = (subject: string, request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+    const refused = limit(subject, reply);
+    // Answered: the response is on its way, and the hook chain ends here (done is not called).
+    if (refused === undefined && cache !== undefined && cache.sendHot(request, reply)) return;
+    done(refused);
   };
 
   // A callback hook with a synchronous path for a key verified before (the common case of a busy
@@ -90,11 +102,11 @@ export function apiKeyHook(keys: KeyStore, limiter: RateLimiter, credentials?: C
       if (access === true) {
         request.apiKey = record;
         keys.touch(record.id);
-        return done(limit(record.id, reply));
+        return admit(record.id, request, reply, done);
       }
     }
     authenticate(request).then(
-      (subject) => done(limit(subject, reply)),
+      (subject) => admit(subject, request, reply, done),
       (e: unknown) => done(e as Error),
     );
   };

@@ -1,7 +1,7 @@
 /**
  * Response compression (br, gzip) negotiated from Accept-Encoding. The response cache keeps compressed
- * variants of its bodies; `installCompression` compresses everything else that is worth it (pages, any
- * uncached route) after the ETag hook, and re-tags the body it changed, so an ETag always names the
+ * variants of its bodies; `compressStep` compresses everything else that is worth it (pages, any
+ * uncached route) after the ETag step, and re-tags the body it changed, so an ETag always names the
  * exact bytes sent (a strong validator differs per content coding, RFC 9110 8.8.3).
  *
  * Implemented here rather than with @fastify/compress so that compression, caching and ETags agree on
@@ -9,8 +9,8 @@
  */
 import { promisify } from 'node:util';
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
-import type { FastifyInstance } from 'fastify';
-import { etagOf, ifNoneMatchMatches } from './etag.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { etagOf, etagStep, ifNoneMatchMatches } from './etag.js';
 
 export type Encoding = 'br' | 'gzip' | 'identity';
 
@@ -36,7 +36,24 @@ const gzipAsync = promisify(gzip);
  */
 export function negotiateEncoding(header: string | string[] | undefined): Encoding {
   if (header === undefined) return 'identity';
-  const value = Array.isArray(header) ? header.join(',') : header;
+  if (typeof header === 'string') {
+    // A client sends the same header on every request: its answer is remembered (a few distinct values).
+    let encoding = NEGOTIATED.get(header);
+    if (encoding === undefined) {
+      encoding = negotiate(header);
+      if (NEGOTIATED.size >= MAX_NEGOTIATED) NEGOTIATED.clear();
+      NEGOTIATED.set(header, encoding);
+    }
+    return encoding;
+  }
+  return negotiate(header.join(','));
+}
+
+/** Accept-Encoding value -> the coding negotiated for it (cleared when full: values are few in practice). */
+const NEGOTIATED = new Map<string, Encoding>();
+const MAX_NEGOTIATED = 256;
+
+function negotiate(value: string): Encoding {
   const q: Record<string, number> = {};
   for (const part of value.split(',')) {
     const [token, ...params] = part.trim().toLowerCase().split(';');
@@ -74,33 +91,42 @@ export function varyOnEncoding(current: unknown): string {
 }
 
 /**
- * onSend hook (register after installEtags): compresses string and Buffer bodies of compressible types
- * at or over the threshold, unless a coding is already set (the response cache sets its own).
+ * The onSend step after the ETag's (api/etag.ts): compresses string and Buffer bodies of compressible
+ * types at or over the threshold, unless a coding is already set (the response cache sets its own), and
+ * re-tags what it compressed. Returns the payload to send.
  */
-export function installCompression(app: FastifyInstance): void {
-  // A callback hook (it runs on every response; most have nothing to compress or are already encoded).
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
-    if (reply.getHeader('content-encoding') !== undefined || reply.statusCode === 204 || reply.statusCode === 304)
-      return done(null, payload);
-    const type = String(reply.getHeader('content-type') ?? '');
-    if (!COMPRESSIBLE.test(type) || Buffer.byteLength(payload) < COMPRESSION_THRESHOLD) return done(null, payload);
-    reply.header('vary', varyOnEncoding(reply.getHeader('vary')));
-    const encoding = negotiateEncoding(request.headers['accept-encoding']);
-    if (encoding === 'identity') return done(null, payload);
-    const body = compressSync(Buffer.isBuffer(payload) ? payload : Buffer.from(payload), encoding);
-    reply.header('content-encoding', encoding);
-    reply.removeHeader('content-length');
-    if (reply.getHeader('etag') !== undefined) {
-      const etag = etagOf(body);
-      reply.header('etag', etag);
-      if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) {
-        reply.code(304);
-        reply.removeHeader('content-type');
-        reply.removeHeader('content-encoding');
-        return done(null, '');
-      }
+export function compressStep(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+  if (reply.getHeader('content-encoding') !== undefined || reply.statusCode === 204 || reply.statusCode === 304)
+    return payload;
+  const type = String(reply.getHeader('content-type') ?? '');
+  if (!COMPRESSIBLE.test(type) || Buffer.byteLength(payload) < COMPRESSION_THRESHOLD) return payload;
+  reply.header('vary', varyOnEncoding(reply.getHeader('vary')));
+  const encoding = negotiateEncoding(request.headers['accept-encoding']);
+  if (encoding === 'identity') return payload;
+  const body = compressSync(Buffer.isBuffer(payload) ? payload : Buffer.from(payload), encoding);
+  reply.header('content-encoding', encoding);
+  reply.removeHeader('content-length');
+  if (reply.getHeader('etag') !== undefined) {
+    const etag = etagOf(body);
+    reply.header('etag', etag);
+    if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) {
+      reply.code(304);
+      reply.removeHeader('content-type');
+      reply.removeHeader('content-encoding');
+      return '';
     }
-    done(null, body);
+  }
+  return body;
+}
+
+/**
+ * The one onSend hook of the app: strong ETags and 304s (api/etag.ts), then compression. One hook
+ * rather than two: it runs on every response, and most (the response cache's, tagged and encoded
+ * already) need neither step.
+ */
+export function installEtagsAndCompression(app: FastifyInstance): void {
+  app.addHook('onSend', (request, reply, payload, done) => {
+    done(null, compressStep(request, reply, etagStep(request, reply, payload)));
   });
 }

@@ -244,9 +244,14 @@ export function courseRoutes(readModel: ReadModel, clock: () => number, cache: R
         },
       },
       async (request, reply) =>
-        cache.send(request, reply, 'courses', async () => ({
-          courses: [...(await readModel.courses())].sort(byNameThenId).map(courseSummary),
-        })),
+        cache.send(
+          request,
+          reply,
+          'courses',
+          async () => ({ courses: [...(await readModel.courses())].sort(byNameThenId).map(courseSummary) }),
+          // the key follows from the URL alone (ResponseCache.sendHot)
+          { byUrl: true },
+        ),
     );
 
     app.get<{ Params: { courseId: string }; Querystring: { asOf?: string } }>(
@@ -269,11 +274,18 @@ export function courseRoutes(readModel: ReadModel, clock: () => number, cache: R
         const courseId = courseIdParam(request.params.courseId);
         const asOf = request.query.asOf ?? utcDate(clock());
         dateParam('asOf', asOf);
-        return cache.send(request, reply, `course:${courseId}:${asOf}`, async () => {
-          const r = await readModel.course(courseId, asOf);
-          if (!r) throw new RacingError('not_found', `no course ${courseId}`);
-          return courseProfile(r, asOf);
-        });
+        return cache.send(
+          request,
+          reply,
+          `course:${courseId}:${asOf}`,
+          async () => {
+            const r = await readModel.course(courseId, asOf);
+            if (!r) throw new RacingError('not_found', `no course ${courseId}`);
+            return courseProfile(r, asOf);
+          },
+          // by URL (ResponseCache.sendHot) only with asOf: without, the key is the clock's day
+          { byUrl: request.query.asOf !== undefined },
+        );
       },
     );
 
@@ -314,34 +326,40 @@ export function courseRoutes(readModel: ReadModel, clock: () => number, cache: R
           ...(surface !== undefined ? { surface } : {}),
         };
         const key = ['snapshots', courseId, from, to, discipline, distanceBucket, surface, cursor].join('|');
-        return cache.send(request, reply, key, async () => {
-          if (!(await readModel.course(courseId, to))) throw new RacingError('not_found', `no course ${courseId}`);
-          const page = await readModel.courseSnapshots(courseId, {
-            // The period whose last day is D ends at D + 1 day, 00:00 UTC.
-            fromPeriodEnd: fromMs + MS_PER_DAY,
-            toPeriodEnd: toMs + MS_PER_DAY,
-            ...filters,
-            ...(after ? { after } : {}),
-            limit: SNAPSHOT_PAGE_SIZE,
-          });
-          const snapshots = [...page.snapshots].sort(bySnapshotOrder);
-          const nextCursor = page.hasMore && snapshots.length > 0 ? cursorOf(snapshots.at(-1)!) : null;
-          const next =
-            nextCursor === null
-              ? null
-              : `/api/v1/courses/${courseId}/analytics?${new URLSearchParams({ from, to, ...filters, cursor: nextCursor })}`;
-          return {
-            courseId,
-            from,
-            to,
-            discipline: discipline ?? null,
-            distanceBucket: distanceBucket ?? null,
-            surface: surface ?? null,
-            snapshots,
-            nextCursor,
-            next,
-          };
-        });
+        return cache.send(
+          request,
+          reply,
+          key,
+          async () => {
+            if (!(await readModel.course(courseId, to))) throw new RacingError('not_found', `no course ${courseId}`);
+            const page = await readModel.courseSnapshots(courseId, {
+              // The period whose last day is D ends at D + 1 day, 00:00 UTC.
+              fromPeriodEnd: fromMs + MS_PER_DAY,
+              toPeriodEnd: toMs + MS_PER_DAY,
+              ...filters,
+              ...(after ? { after } : {}),
+              limit: SNAPSHOT_PAGE_SIZE,
+            });
+            const snapshots = [...page.snapshots].sort(bySnapshotOrder);
+            const nextCursor = page.hasMore && snapshots.length > 0 ? cursorOf(snapshots.at(-1)!) : null;
+            const next =
+              nextCursor === null
+                ? null
+                : `/api/v1/courses/${courseId}/analytics?${new URLSearchParams({ from, to, ...filters, cursor: nextCursor })}`;
+            return {
+              courseId,
+              from,
+              to,
+              discipline: discipline ?? null,
+              distanceBucket: distanceBucket ?? null,
+              surface: surface ?? null,
+              snapshots,
+              nextCursor,
+              next,
+            };
+          },
+          { byUrl: true },
+        );
       },
     );
   };

@@ -3,7 +3,7 @@
  * If-None-Match. Computed after serialisation, so the tag always describes the bytes sent.
  */
 import { createHash } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export function etagOf(body: string | Buffer): string {
   return '"' + createHash('sha256').update(body).digest('base64url') + '"';
@@ -21,22 +21,23 @@ export function ifNoneMatchMatches(header: string | string[] | undefined, etag: 
   return false;
 }
 
-export function installEtags(app: FastifyInstance): void {
-  // A callback hook: it runs on every response, and most (the response cache's) are tagged already.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200) return done(null, payload);
-    // Streams (the NDJSON export) are not buffered just to be hashed.
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
-    // The response cache sends its bytes with their tag and has answered If-None-Match itself.
-    if (reply.getHeader('etag') !== undefined) return done(null, payload);
-    const etag = etagOf(payload);
-    reply.header('etag', etag);
-    if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) {
-      reply.code(304);
-      reply.removeHeader('content-type');
-      reply.removeHeader('content-length');
-      return done(null, '');
-    }
-    done(null, payload);
-  });
+/**
+ * The first onSend step (api/compression.ts installs both): tags a GET or HEAD 200 string or Buffer body
+ * that has no ETag yet, and turns it into a 304 when If-None-Match matches. Returns the payload to send.
+ */
+export function etagStep(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200) return payload;
+  // Streams (the NDJSON export) are not buffered just to be hashed.
+  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+  // The response cache sends its bytes with their tag and has answered If-None-Match itself.
+  if (reply.getHeader('etag') !== undefined) return payload;
+  const etag = etagOf(payload);
+  reply.header('etag', etag);
+  if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) {
+    reply.code(304);
+    reply.removeHeader('content-type');
+    reply.removeHeader('content-length');
+    return '';
+  }
+  return payload;
 }

@@ -47,6 +47,12 @@ function raceIdParam(value: string): string {
 /** The shape isId('race', ...) accepts, published so the schema promises exactly what the handler takes. */
 export const RACE_ID_PATTERN = '^rac_[0-9a-z]{1,64}$';
 
+/**
+ * For the response cache: the key follows from the URL alone, so a repeated GET of the URL is answered
+ * from the cache in the key hook (ResponseCache.sendHot). Not for the recent feed, whose key is the clock's.
+ */
+const BY_URL = { byUrl: true } as const;
+
 const RaceIdParams = Type.Object({
   raceId: Type.String({ description: 'race id: rac_ followed by an opaque token', pattern: RACE_ID_PATTERN }),
 });
@@ -77,10 +83,16 @@ export function raceRoutes(readModel: ReadModel, clock: () => number, cache: Res
             `the range ${from}..${to} spans ${days} days; at most ${MAX_RANGE_DAYS} are allowed`,
           );
         }
-        return cache.send(request, reply, `race-days:${from}:${to}`, async () => {
-          const list = await readModel.raceDays(from, to);
-          return { from, to, days: [...list].sort((a, b) => compare(a.date, b.date)) };
-        });
+        return cache.send(
+          request,
+          reply,
+          `race-days:${from}:${to}`,
+          async () => {
+            const list = await readModel.raceDays(from, to);
+            return { from, to, days: [...list].sort((a, b) => compare(a.date, b.date)) };
+          },
+          BY_URL,
+        );
       },
     );
 
@@ -102,10 +114,16 @@ export function raceRoutes(readModel: ReadModel, clock: () => number, cache: Res
         const { date } = request.query;
         if (date !== undefined) {
           dateParam('date', date);
-          return cache.send(request, reply, `races:${date}`, async () => {
-            const races = await readModel.racesOn(date);
-            return { date, races: [...races].sort(byOffTimeThenRaceId) };
-          });
+          return cache.send(
+            request,
+            reply,
+            `races:${date}`,
+            async () => {
+              const races = await readModel.racesOn(date);
+              return { date, races: [...races].sort(byOffTimeThenRaceId) };
+            },
+            BY_URL,
+          );
         }
         const fromMs = startOfUtcDay(clock()) - MS_PER_DAY;
         const toMs = fromMs + 3 * MS_PER_DAY;
@@ -130,11 +148,17 @@ export function raceRoutes(readModel: ReadModel, clock: () => number, cache: Res
       },
       async (request, reply) => {
         const raceId = raceIdParam(request.params.raceId);
-        return cache.send(request, reply, `race:${raceId}`, async () => {
-          const race = await readModel.race(raceId);
-          if (!race) throw new RacingError('not_found', `no race ${raceId}`);
-          return sortedRace(race);
-        });
+        return cache.send(
+          request,
+          reply,
+          `race:${raceId}`,
+          async () => {
+            const race = await readModel.race(raceId);
+            if (!race) throw new RacingError('not_found', `no race ${raceId}`);
+            return sortedRace(race);
+          },
+          BY_URL,
+        );
       },
     );
 
@@ -153,11 +177,17 @@ export function raceRoutes(readModel: ReadModel, clock: () => number, cache: Res
       },
       async (request, reply) => {
         const raceId = raceIdParam(request.params.raceId);
-        return cache.send(request, reply, `analytics:${raceId}`, async () => {
-          const rows = await readModel.analytics(raceId);
-          if (!rows) throw new RacingError('not_found', `no race ${raceId}`);
-          return sortedRows(rows);
-        });
+        return cache.send(
+          request,
+          reply,
+          `analytics:${raceId}`,
+          async () => {
+            const rows = await readModel.analytics(raceId);
+            if (!rows) throw new RacingError('not_found', `no race ${raceId}`);
+            return sortedRows(rows);
+          },
+          BY_URL,
+        );
       },
     );
   };

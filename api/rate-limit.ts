@@ -22,9 +22,15 @@ export class RateLimiter {
   readonly #counts = new Map<string, { window: number; count: number }>();
   #sweptWindow = -1;
 
+  /** The two RateLimit-* values that never change, made once. */
+  readonly #limitText: string;
+  readonly #policyText: string;
+
   constructor(options: { requestsPerMinute: number; clock: () => number }) {
     this.#limit = options.requestsPerMinute;
     this.#clock = options.clock;
+    this.#limitText = String(this.#limit);
+    this.#policyText = `${this.#limit};w=${WINDOW_MS / 1000}`;
   }
 
   /** Counts one request for `subject` (a key id) and says whether it is allowed. */
@@ -45,6 +51,18 @@ export class RateLimiter {
     if (entry.count >= this.#limit) return { allowed: false, limit: this.#limit, remaining: 0, resetSeconds };
     entry.count += 1;
     return { allowed: true, limit: this.#limit, remaining: this.#limit - entry.count, resetSeconds };
+  }
+
+  /**
+   * Sets the RateLimit-* headers of one of this limiter's decisions on a reply: the same fields as
+   * `RateLimiter.headers`, without an object per request.
+   */
+  setHeaders(reply: { header(name: string, value: string): unknown }, d: RateLimitDecision): void {
+    const own = d.limit === this.#limit;
+    reply.header('ratelimit-limit', own ? this.#limitText : String(d.limit));
+    reply.header('ratelimit-remaining', String(d.remaining));
+    reply.header('ratelimit-reset', String(d.resetSeconds));
+    reply.header('ratelimit-policy', own ? this.#policyText : `${d.limit};w=${WINDOW_MS / 1000}`);
   }
 
   /** The RateLimit-* response headers for a decision (draft-ietf-httpapi-ratelimit-headers field names). */

@@ -30,7 +30,10 @@ interface MetricValue {
 }
 
 export class RequestMetrics {
-  readonly #routes = new Map<string, RouteTally>();
+  /** route pattern -> method -> tally (two lookups rather than a key string built per request) */
+  readonly #byRoute = new Map<string, Map<string, RouteTally>>();
+  /** every tally, in the order first seen (what a scrape walks) */
+  readonly #routes: RouteTally[] = [];
 
   constructor(registry: Registry) {
     const routes = this.#routes;
@@ -41,7 +44,7 @@ export class RequestMetrics {
       registers: [registry],
       collect() {
         this.reset();
-        for (const t of routes.values()) {
+        for (const t of routes) {
           for (const [status, n] of t.statuses)
             this.inc({ method: t.method, route: t.route, status: String(status) }, n);
         }
@@ -62,8 +65,12 @@ export class RequestMetrics {
 
   /** Counts one request: its method, route pattern, status and latency in seconds. */
   record(method: string, route: string, status: number, seconds: number): void {
-    const key = method + ' ' + route;
-    let t = this.#routes.get(key);
+    let methods = this.#byRoute.get(route);
+    if (!methods) {
+      methods = new Map();
+      this.#byRoute.set(route, methods);
+    }
+    let t = methods.get(method);
     if (!t) {
       t = {
         method,
@@ -73,7 +80,8 @@ export class RequestMetrics {
         count: 0,
         sum: 0,
       };
-      this.#routes.set(key, t);
+      methods.set(method, t);
+      this.#routes.push(t);
     }
     t.statuses.set(status, (t.statuses.get(status) ?? 0) + 1);
     let b = 0;
@@ -85,7 +93,7 @@ export class RequestMetrics {
 
   #histogramValues(name: string): MetricValue[] {
     const values: MetricValue[] = [];
-    for (const t of this.#routes.values()) {
+    for (const t of this.#routes) {
       const labels = { method: t.method, route: t.route };
       let cumulative = 0;
       for (const [i, bound] of REQUEST_LATENCY_BUCKETS.entries()) {

@@ -11,6 +11,12 @@
  *
  * Concurrent misses of one key share one build; compressed variants are made on first demand, once.
  * Memory is bounded by total bytes, least recently used first out.
+ *
+ * A route whose cache key follows from its URL alone (the path and query the schema validated; no clock,
+ * no header) says so with `byUrl`: the cache then remembers which key a GET of that exact URL was served
+ * from, and `sendHot` answers the next GET of the same URL from the current entry before validation and
+ * the handler run (the API key hook calls it once the key is checked and the request counted). The same
+ * URL validates the same way and maps to the same key, so the response is the one the handler would send.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { COMPRESSION_THRESHOLD, compress, type Encoding, negotiateEncoding } from './compression.js';
@@ -29,7 +35,18 @@ interface Entry {
   /** the compressed variants already made, for the synchronous path */
   ready: Partial<Record<Exclude<Encoding, 'identity'>, Variant>>;
   bytes: number;
+  /** recency: the cache's use counter when the entry was last served (least recently used goes first) */
+  used: number;
 }
+
+/** The key a URL was served from, and whether that entry is static. */
+interface UrlKey {
+  key: string;
+  isStatic: boolean;
+}
+
+/** URLs remembered for `sendHot` (oldest forgotten first); a forgotten URL takes the handler's path again. */
+const MAX_URLS = 10_000;
 
 export interface ResponseCacheOptions {
   /** The read model's revision, or undefined when it cannot tell (then data entries are never reused). */
@@ -51,7 +68,10 @@ export class ResponseCache {
   readonly #maxBytes: number;
   readonly #entries = new Map<string, Entry>();
   readonly #building = new Map<string, Promise<Entry>>();
+  /** GET URL -> the key it was served from, for routes that declared `byUrl` */
+  readonly #urls = new Map<string, UrlKey>();
   #bytes = 0;
+  #uses = 0;
 
   constructor(options: ResponseCacheOptions) {
     this.#revision = options.revision;
@@ -65,23 +85,53 @@ export class ResponseCache {
    *
    * Resolves to nothing rather than to the reply: a handler that returned the reply (a thenable) would
    * make Fastify wait for the response to finish through stream listeners, a cost on every request.
+   *
+   * `byUrl`: the key is a function of the request's URL alone, so a later GET of the same URL may be
+   * answered by `sendHot` (see above). Never for a key that depends on the clock or on a header.
    */
   send(
     request: FastifyRequest,
     reply: FastifyReply,
     key: string,
     build: () => Promise<unknown>,
-    options: { static?: boolean } = {},
+    options: { static?: boolean; byUrl?: boolean } = {},
   ): void | Promise<void> {
     const isStatic = options.static === true;
+    if (options.byUrl === true && request.method === 'GET') this.#rememberUrl(request.url, key, isStatic);
     // The hot path, without a promise: a current entry whose variant for this client is made.
-    const current = this.#current(key, isStatic);
-    if (current) {
-      const encoding = encodingFor(request, current);
-      const variant = encoding === 'identity' ? current.identity : current.ready[encoding];
-      if (variant) return this.#reply(request, reply, variant, encoding);
-    }
+    if (this.#sendCurrent(request, reply, key, isStatic)) return;
     return this.#sendSlowly(request, reply, key, build, isStatic);
+  }
+
+  /**
+   * Answers a GET from the entry its URL was served from before (see `byUrl`) when that entry is current
+   * and its variant for this client is made; true when it sent the response, false to go on as usual.
+   */
+  sendHot(request: FastifyRequest, reply: FastifyReply): boolean {
+    if (request.method !== 'GET') return false;
+    const known = this.#urls.get(request.url);
+    return known !== undefined && this.#sendCurrent(request, reply, known.key, known.isStatic);
+  }
+
+  #rememberUrl(url: string, key: string, isStatic: boolean): void {
+    const known = this.#urls.get(url);
+    if (known !== undefined && known.key === key && known.isStatic === isStatic) return;
+    this.#urls.set(url, { key, isStatic });
+    if (this.#urls.size > MAX_URLS) {
+      const oldest = this.#urls.keys().next();
+      if (!oldest.done) this.#urls.delete(oldest.value);
+    }
+  }
+
+  /** Sends the current entry's variant for this client if it is made; false when there is none. */
+  #sendCurrent(request: FastifyRequest, reply: FastifyReply, key: string, isStatic: boolean): boolean {
+    const current = this.#current(key, isStatic);
+    if (!current) return false;
+    const encoding = encodingFor(request, current);
+    const variant = encoding === 'identity' ? current.identity : current.ready[encoding];
+    if (!variant) return false;
+    this.#reply(request, reply, variant, encoding);
+    return true;
   }
 
   async #sendSlowly(
@@ -116,8 +166,9 @@ export class ResponseCache {
       const revision = this.#revision();
       if (revision === undefined || current.revision !== revision) return undefined;
     }
-    this.#entries.delete(key);
-    this.#entries.set(key, current);
+    // Recency as a counter, not by moving the key to the end of the Map (a delete and an insert on every
+    // hit, and the Map's rehashing): eviction, which is rare, finds the least recently used.
+    current.used = ++this.#uses;
     return current;
   }
 
@@ -141,6 +192,7 @@ export class ResponseCache {
           encoded: {},
           ready: {},
           bytes: body.length,
+          used: 0,
         };
         if (isStatic || revision !== undefined) this.#store(key, entry);
         return entry;
@@ -175,12 +227,23 @@ export class ResponseCache {
       this.#entries.delete(key);
     }
     if (entry.identity.body.length > this.#maxBytes) return;
+    entry.used = ++this.#uses;
     this.#entries.set(key, entry);
     this.#bytes += entry.identity.body.length;
-    for (const [k, e] of this.#entries) {
-      if (this.#bytes <= this.#maxBytes) break;
-      this.#entries.delete(k);
-      this.#bytes -= e.identity.body.length;
+    // Least recently used first out (the entry just stored is the most recent, so it stays): one scan per
+    // entry evicted, on the rare store that goes over the bound.
+    while (this.#bytes > this.#maxBytes) {
+      let oldestKey: string | undefined;
+      let oldest: Entry | undefined;
+      for (const [k, e] of this.#entries) {
+        if (oldest === undefined || e.used < oldest.used) {
+          oldestKey = k;
+          oldest = e;
+        }
+      }
+      if (oldestKey === undefined || oldest === undefined || oldest === entry) break;
+      this.#entries.delete(oldestKey);
+      this.#bytes -= oldest.identity.body.length;
     }
   }
 }
