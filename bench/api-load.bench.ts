@@ -6,7 +6,7 @@
  * Target: ratio >= 0.7 and p99 < 10 ms at 32 connections.
  *
  *   npm run bench:api [-- --data-dir DIR] [--duration 10] [--connections 32] [--rounds 2]
- *                        [--encodings identity,br] [--paths analytics,racesOnDate]
+ *                        [--encodings identity,br] [--paths analytics,racesOnDate] [--pin auto|off]
  *
  * Each path is loaded once per coding in --encodings: `identity` sends no Accept-Encoding (the whole JSON
  * on the wire), `br` and `gzip` send that Accept-Encoding, as browsers, curl --compressed and most HTTP
@@ -19,10 +19,20 @@
  * the runs are averaged, so a change in the machine's load mid-run hits both sides. Because wall-clock
  * figures on a shared machine are noisy, it also prints the server's CPU time per request (read from
  * the child's process.cpuUsage around each run): a ratio of work done that other load barely moves.
+ *
+ * CPU pinning (--pin auto, the default): with taskset (util-linux) and at least two CPUs, the server
+ * children run on CPU 0 and this process, autocannon's, on CPU 1 (`taskset -a -p`, all its threads). On
+ * a 2-core machine unpinned, the load generator and the server share both cores and the scheduler
+ * decides, run by run, how much of the server's core autocannon takes; the ratio then measures that
+ * split as much as the server. Pinned, each side has a core of its own, and the figures say what the
+ * server does with one core. Each run also prints the server's and autocannon's CPU use (% of one core):
+ * a server well under 100% while autocannon is near 100% means the load generator, not the server, set
+ * the pace (then the ratio understates the service's headroom, and the bare route's figure is a floor).
+ * Other processes on the machine still share the cores: check the load average. --pin off: no pinning.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { parseArgs, promisify } from 'node:util';
@@ -38,8 +48,11 @@ const { values } = parseArgs({
     encodings: { type: 'string', default: 'identity,br' },
     /** only these paths, by name (analytics, racesOnDate, courses, courseProfile, courseSnapshots, openTopology) */
     paths: { type: 'string' },
+    /** auto: servers on CPU 0, autocannon on CPU 1 when taskset and two CPUs are there; off: no pinning */
+    pin: { type: 'string', default: 'auto' },
   },
 });
+if (values.pin !== 'auto' && values.pin !== 'off') throw new Error(`--pin: ${values.pin} is not auto or off`);
 const encodings = values.encodings.split(',').map((e) => e.trim());
 for (const e of encodings) {
   if (!['identity', 'br', 'gzip'].includes(e)) throw new Error(`--encodings: ${e} is not one of identity, br, gzip`);
@@ -63,6 +76,21 @@ if (!dataDir) {
   await run(process.execPath, [...cli, 'process'], { cwd: root, env, maxBuffer: 1 << 26 });
 }
 
+/**
+ * The CPU the server children run on, or undefined when nothing is pinned; and what was done, in words.
+ * After the data dir is made, so that generating and processing it keep every core.
+ */
+const cpus = availableParallelism();
+const pinning = ((): { serverCpu: string | undefined; description: string } => {
+  if (values.pin === 'off') return { serverCpu: undefined, description: 'none (--pin off)' };
+  if (cpus < 2) return { serverCpu: undefined, description: 'none (one CPU)' };
+  // Pins this process (autocannon runs in it), every thread, to CPU 1; fails when taskset is missing.
+  const self = spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { encoding: 'utf8' });
+  if (self.error || self.status !== 0) return { serverCpu: undefined, description: 'none (taskset not available)' };
+  return { serverCpu: '0', description: 'servers on CPU 0, autocannon on CPU 1 (taskset)' };
+})();
+process.stderr.write(`CPU pinning: ${pinning.description}; ${cpus} CPUs\n`);
+
 /** A server child: its first stdout line, and its CPU time on request. */
 interface Child {
   first: Record<string, unknown>;
@@ -71,12 +99,21 @@ interface Child {
 }
 
 async function startChild(args: string[]): Promise<Child> {
-  const child: ChildProcess = spawn(
+  // The V8 flags `npm start` runs the service with (package.json), for the bare route too.
+  const command = [
     process.execPath,
-    // The V8 flags `npm start` runs the service with (package.json), for the bare route too.
-    ['--max-semi-space-size=64', '--import', 'tsx', join(import.meta.dirname, 'api-load-server.ts'), ...args],
-    { cwd: root, env: { ...process.env, LOG_LEVEL: 'info' }, stdio: ['pipe', 'pipe', 'inherit'] },
-  );
+    '--max-semi-space-size=64',
+    '--import',
+    'tsx',
+    join(import.meta.dirname, 'api-load-server.ts'),
+    ...args,
+  ];
+  const pinned = pinning.serverCpu === undefined ? command : ['taskset', '-c', pinning.serverCpu, ...command];
+  const child: ChildProcess = spawn(pinned[0]!, pinned.slice(1), {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'info' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const lines: Interface = createInterface({ input: child.stdout! });
   const next = () =>
     new Promise<string>((resolve, reject) => {
@@ -124,6 +161,9 @@ interface Figures {
   p99Ms: number;
   /** server CPU time (user + system) per request, microseconds */
   cpuMicrosPerRequest: number;
+  /** CPU used during the run, % of one core: the server's, and this process's (autocannon's) */
+  serverCpuPercent: number;
+  clientCpuPercent: number;
   non2xx: number;
   errors: number;
 }
@@ -134,12 +174,18 @@ async function load(server: Child, url: string, encoding: string): Promise<Figur
   const options = { url, connections, headers };
   await autocannon({ ...options, duration: 2 }); // warm-up: JIT, caches, keep-alive connections
   const before = await server.cpuMicros();
+  const clientBefore = process.cpuUsage();
+  const started = performance.now();
   const r = await autocannon({ ...options, duration });
+  const wallMicros = (performance.now() - started) * 1000;
+  const client = process.cpuUsage(clientBefore);
   const cpu = (await server.cpuMicros()) - before;
   return {
     requestsPerSecond: r.requests.average,
     p99Ms: r.latency.p99,
     cpuMicrosPerRequest: cpu / Math.max(1, r.requests.total),
+    serverCpuPercent: (100 * cpu) / wallMicros,
+    clientCpuPercent: (100 * (client.user + client.system)) / wallMicros,
     non2xx: r.non2xx,
     errors: r.errors,
   };
@@ -151,9 +197,18 @@ function mean(runs: readonly Figures[]): Figures {
     requestsPerSecond: Math.round(avg((x) => x.requestsPerSecond)),
     p99Ms: Math.max(...runs.map((x) => x.p99Ms)),
     cpuMicrosPerRequest: +avg((x) => x.cpuMicrosPerRequest).toFixed(1),
+    serverCpuPercent: Math.round(avg((x) => x.serverCpuPercent)),
+    clientCpuPercent: Math.round(avg((x) => x.clientCpuPercent)),
     non2xx: runs.reduce((a, x) => a + x.non2xx, 0),
     errors: runs.reduce((a, x) => a + x.errors, 0),
   };
+}
+
+function line(f: Figures): string {
+  return (
+    `${String(f.requestsPerSecond).padStart(6)} req/s  p99 ${String(f.p99Ms).padStart(3)} ms  ` +
+    `${f.cpuMicrosPerRequest} µs CPU/req  (CPU: server ${f.serverCpuPercent}%, autocannon ${f.clientCpuPercent}%)`
+  );
 }
 
 const only = values.paths ? new Set(values.paths.split(',').map((p) => p.trim())) : undefined;
@@ -187,8 +242,8 @@ for (const encoding of encodings) {
     };
     process.stderr.write(
       `GET ${path} (${wireBytes[`${encoding} ${path}`]} bytes, Accept-Encoding: ${encoding === 'identity' ? 'none' : encoding})\n` +
-        `  bare    ${String(b.requestsPerSecond).padStart(6)} req/s  p99 ${String(b.p99Ms).padStart(3)} ms  ${b.cpuMicrosPerRequest} µs CPU/req\n` +
-        `  service ${String(s.requestsPerSecond).padStart(6)} req/s  p99 ${String(s.p99Ms).padStart(3)} ms  ${s.cpuMicrosPerRequest} µs CPU/req\n` +
+        `  bare    ${line(b)}\n` +
+        `  service ${line(s)}\n` +
         `  ratio   ${ratio} (req/s service/bare), ${cpuRatio} (CPU per request bare/service)\n`,
     );
   }
@@ -200,6 +255,7 @@ if (temporary) rmSync(temporary, { recursive: true, force: true });
 console.log(
   JSON.stringify({
     connections,
+    pinning: pinning.description,
     durationSeconds: duration,
     rounds,
     date: setup.date,
