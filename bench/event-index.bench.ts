@@ -6,6 +6,11 @@
  * them) spread over a number of indexes, then runs N window queries, and prints ns/op and the memory
  * per event (heapUsed + arrayBuffers after a full GC, before/after building). Each layout runs in its
  * own process. `node --import tsx bench/event-index.bench.ts [--events 5000000] [--indexes 5000] [--width 1]`
+ *
+ * `--alloc`: what a long replay does to the month chunks instead: makes `--rounds` (6) rounds of 300,000
+ * small indexes (one event each, every third of width 38, the others of width 4), all kept alive, and
+ * prints the microseconds per index made and the memory after each round. The time per index must not
+ * grow with the number alive.
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -312,6 +317,32 @@ function runOne(impl: 'old' | 'new', events: number, indexes: number, width: num
   return result;
 }
 
+/** Rounds of many small indexes kept alive: the time to make one and the memory, per round. */
+function runAlloc(rounds: number): void {
+  const alive: EventIndex[] = [];
+  const vec = new Array<number>(38).fill(1);
+  for (let round = 1; round <= rounds; round++) {
+    const t0 = performance.now();
+    for (let i = 0; i < 300_000; i++) {
+      const idx = new EventIndex(i % 3 === 0 ? 38 : 4);
+      idx.upsert(`r${round}:${i}`, 1_000 + i, 2_000 + i, vec);
+      alive.push(idx);
+    }
+    const us = ((performance.now() - t0) * 1000) / 300_000;
+    const m = process.memoryUsage();
+    console.log(
+      JSON.stringify({
+        round,
+        alive: alive.length,
+        usPerIndex: +us.toFixed(2),
+        rssMb: Math.round(m.rss / 1e6),
+        heapUsedMb: Math.round(m.heapUsed / 1e6),
+        arrayBuffersMb: Math.round(m.arrayBuffers / 1e6),
+      }),
+    );
+  }
+}
+
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 if (isMain) {
   const { values } = parseArgs({
@@ -320,8 +351,14 @@ if (isMain) {
       indexes: { type: 'string', default: '5000' },
       width: { type: 'string', default: '1' },
       impl: { type: 'string' },
+      alloc: { type: 'boolean', default: false },
+      rounds: { type: 'string', default: '6' },
     },
   });
+  if (values.alloc) {
+    runAlloc(Number(values.rounds));
+    process.exit(0);
+  }
   const events = Number(values.events);
   const indexes = Number(values.indexes);
   const width = Number(values.width);

@@ -9,18 +9,26 @@
  * at T iff Q.off < T and Q.published < T, which is exactly visibleAt < T.
  *
  * Layout (the service holds ~16M events across these indexes, so bytes per event matter):
- * - `rec`: one Float64Array of records [off, visibleAt, vec[0], .., vec[width - 1]], sorted by (off, key);
+ * - `rec`: one array of unboxed doubles holding the records [off, visibleAt, vec[0], .., vec[width - 1]],
+ *   sorted by (off, key);
  * - `keys`: the event keys, a plain array parallel to `rec` (the strings are shared with the caller);
- * - `cum`: Float64Array of cumulative vector sums, rebuilt lazily from the first stale row;
+ * - `cum`: the cumulative vector sums (unboxed doubles), rebuilt lazily from the first stale row;
  * - `slots`: an open-addressing (linear probing) hash table in an Int32Array mapping a key to its
  *   position + 1 (0 = empty), at most 3/4 full. upsert() must know whether the key is already present
  *   (it replaces), so without a lookup every append of a new key would scan the whole index; this table
  *   costs 5-11 bytes per event against ~50 for the Map<string, number> it replaces (entry + boxed
  *   HeapNumber off). Inserting or removing anywhere but the end renumbers the later positions: one by
  *   one when they are few (reconcile unlinks and relinks recent races), else in one pass over the table,
- *   the same O(n) as the copyWithin that shifts the records.
+ *   the same O(n) as the shift of the records.
  * All capacities double when full, so appends (the common case: replays arrive mostly in off order)
  * are O(1) amortised; out-of-order inserts and removals are O(n).
+ *
+ * `rec` and `cum` are plain arrays of doubles (V8's unboxed double elements), not Float64Arrays: an
+ * index is one month of one entity, mostly one to a few events, and millions are made over a long
+ * replay. A typed array's buffer lives outside the JavaScript heap, and making an index took longer the
+ * more were alive (7 us with 0.3M alive, 35 us with 1.5M: `node --import tsx bench/event-index.bench.ts --alloc`); with
+ * heap arrays it stays at a few us, and the memory is collected with its index. Every value
+ * written is a number, so the arrays never leave the double elements kind.
  *
  * There is no sorted copy of the visibleAt values: latestVisible is found by scanning outwards from
  * the insertion point of T, bounded by the extreme lags visibleAt - off seen (see latestVisibleAt).
@@ -40,8 +48,20 @@ export interface EventIndexJson {
   x: number[];
 }
 
-const MIN_CAPACITY = 4;
+const MIN_CAPACITY = 2;
 const MIN_SLOTS = 8;
+
+/**
+ * `len` zeros in an array of unboxed doubles. Filled with a double first, so the array takes the
+ * double elements kind at once rather than starting as small integers and converting on the first
+ * fractional value.
+ */
+function zeros(len: number): number[] {
+  const a = new Array<number>(len);
+  a.fill(0.5);
+  a.fill(0);
+  return a;
+}
 
 export class EventIndex {
   readonly width: number;
@@ -50,10 +70,10 @@ export class EventIndex {
   private n = 0;
   /** records `rec` (and rows of `cum`, minus one) can hold */
   private cap: number;
-  private rec: Float64Array;
+  private rec: number[];
   private readonly keys: string[] = [];
   /** cum[i * width + d] = sum of dimension d over events [0, i) */
-  private cum: Float64Array;
+  private cum: number[];
   /** first event index whose cumulative sums are stale (rows 0..cumValidTo are valid) */
   private cumValidTo = 0;
   /**
@@ -73,8 +93,8 @@ export class EventIndex {
     this.width = width;
     this.stride = 2 + width;
     this.cap = Math.max(MIN_CAPACITY, capacity);
-    this.rec = new Float64Array(this.cap * this.stride);
-    this.cum = new Float64Array((this.cap + 1) * width);
+    this.rec = zeros(this.cap * this.stride);
+    this.cum = zeros((this.cap + 1) * width);
     this.slots = new Int32Array(MIN_SLOTS);
   }
 
@@ -104,7 +124,7 @@ export class EventIndex {
     }
     const rec = this.rec;
     if (i < n) {
-      rec.copyWithin((i + 1) * S, i * S, n * S);
+      for (let j = n * S - 1; j >= i * S; j--) rec[j + S] = rec[j]!;
       this.renumber(i, 1);
       this.keys.splice(i, 0, key);
     } else {
@@ -256,12 +276,13 @@ export class EventIndex {
     return { w, k: this.keys.slice(0, n), o, v, x };
   }
 
-  /**
-   * The events as records in order: per event [off, visibleAt, vec[0], .., vec[width - 1]] (a view of
-   * the index's own array: read it before the next change), and their keys.
-   */
+  /** The events as records in order: per event [off, visibleAt, vec[0], .., vec[width - 1]], and their keys. */
   records(): { keys: string[]; rec: Float64Array } {
-    return { keys: this.keys.slice(0, this.n), rec: this.rec.subarray(0, this.n * this.stride) };
+    const len = this.n * this.stride;
+    const out = new Float64Array(len);
+    const r = this.rec;
+    for (let i = 0; i < len; i++) out[i] = r[i]!;
+    return { keys: this.keys.slice(0, this.n), rec: out };
   }
 
   /**
@@ -276,8 +297,10 @@ export class EventIndex {
       throw new Error(`index records: ${bytes.byteLength} bytes for ${m} events of width ${width}`);
     }
     const idx = new EventIndex(width, m);
-    new Uint8Array(idx.rec.buffer, 0, bytes.byteLength).set(bytes);
+    const f = new Float64Array(m * S);
+    new Uint8Array(f.buffer).set(bytes);
     const r = idx.rec;
+    for (let i = 0; i < m * S; i++) r[i] = f[i]!;
     let ordered = true;
     for (let i = 1; i < m && ordered; i++) {
       const a = r[(i - 1) * S]!;
@@ -285,10 +308,8 @@ export class EventIndex {
       ordered = a < b || (a === b && keys[i - 1]! < keys[i]!);
     }
     if (!ordered) {
-      const copy = r.slice(0, m * S);
       r.fill(0);
-      for (let i = 0; i < m; i++)
-        idx.upsert(keys[i]!, copy[i * S]!, copy[i * S + 1]!, copy.subarray(i * S + 2, (i + 1) * S));
+      for (let i = 0; i < m; i++) idx.upsert(keys[i]!, f[i * S]!, f[i * S + 1]!, f.subarray(i * S + 2, (i + 1) * S));
       return idx;
     }
     for (let i = 0; i < m; i++) {
@@ -356,7 +377,8 @@ export class EventIndex {
     const n = this.n;
     const S = this.stride;
     if (i < n - 1) {
-      this.rec.copyWithin(i * S, (i + 1) * S, n * S);
+      const rec = this.rec;
+      for (let j = i * S; j < (n - 1) * S; j++) rec[j] = rec[j + S]!;
       this.renumber(i + 1, -1);
       this.keys.splice(i, 1);
     } else {
@@ -381,10 +403,12 @@ export class EventIndex {
   /** Reallocates the records and cumulative sums for `cap` events (cap >= n). */
   private grow(cap: number): void {
     if (cap === this.cap) return;
-    const rec = new Float64Array(cap * this.stride);
-    rec.set(this.rec.subarray(0, this.n * this.stride));
-    const cum = new Float64Array((cap + 1) * this.width);
-    cum.set(this.cum.subarray(0, (this.cumValidTo + 1) * this.width));
+    const rec = zeros(cap * this.stride);
+    const r = this.rec;
+    for (let i = 0, len = this.n * this.stride; i < len; i++) rec[i] = r[i]!;
+    const cum = zeros((cap + 1) * this.width);
+    const c = this.cum;
+    for (let i = 0, len = (this.cumValidTo + 1) * this.width; i < len; i++) cum[i] = c[i]!;
     this.rec = rec;
     this.cum = cum;
     this.cap = cap;

@@ -132,7 +132,7 @@ export const HORSE_TYPE = avro.Type.forSchema(
  * order is replayed rather than misread.
  */
 function f64Bytes(a: Float64Array | readonly number[]): Buffer {
-  const f = a instanceof Float64Array ? a : Float64Array.from(a);
+  const f = a instanceof Float64Array ? a : new Float64Array(a); // (Float64Array.from is ~3x slower on an array)
   return Buffer.from(f.buffer, f.byteOffset, f.byteLength);
 }
 
