@@ -43,14 +43,27 @@ export interface ChunkMeta {
   used: number;
 }
 
+/**
+ * What is stored of an index apart from its month chunks, in two kinds of record, so that a checkpoint
+ * rewrites what changed rather than the whole history: the head (pending races and which years have
+ * months) and one summary block per year (its months' counts, latest visibleAt and sums). A busy
+ * entity's change rewrites the block of the year it changed in, whatever the length of its history.
+ */
 export interface ChunkedIndexHead {
-  months: number[];
-  n: number[];
-  maxVisible: number[];
-  /** months.length * width sums */
-  sums: number[];
+  /** first instants (UTC) of the years that have at least one month, ascending */
+  years: number[];
   pendingRaces: string[];
   pendingOffs: number[];
+}
+
+/** The summaries of one year's months. */
+export interface YearBlock {
+  /** month starts, ascending */
+  months: Float64Array;
+  n: Float64Array;
+  maxVisible: Float64Array;
+  /** months.length * width sums */
+  sums: Float64Array;
 }
 
 export class MissingChunkError extends Error {
@@ -75,6 +88,8 @@ export class ChunkedIndex {
   private prefixValid = 0;
   /** how many of `metas` have no chunk in memory (0: every query is answerable, no residency check) */
   private absent = 0;
+  /** how many of `metas` are dirty (changed since the last takeDirty) */
+  private dirtyChunks = 0;
 
   constructor(
     readonly width: number,
@@ -83,37 +98,66 @@ export class ChunkedIndex {
     this.ps = new Array<number>(width).fill(0);
   }
 
-  static fromHead(width: number, head: ChunkedIndexHead, loader?: ChunkLoader): ChunkedIndex {
+  /** The index as stored: its head and the summary block of each of the head's years, in order. */
+  static fromHead(width: number, head: ChunkedIndexHead, blocks: readonly YearBlock[], loader?: ChunkLoader): ChunkedIndex {
     const idx = new ChunkedIndex(width, loader);
-    for (let i = 0; i < head.months.length; i++) {
-      const start = head.months[i]!;
-      idx.metas.push({
-        start,
-        end: nextMonth(start),
-        n: head.n[i]!,
-        maxVisible: head.maxVisible[i]!,
-        sums: head.sums.slice(i * width, (i + 1) * width),
-        chunk: null,
-        dirty: false,
-        used: Number.NEGATIVE_INFINITY,
-      });
+    if (blocks.length !== head.years.length) {
+      throw new Error(`index head names ${head.years.length} years, ${blocks.length} summary blocks given`);
     }
-    idx.absent = head.months.length;
+    for (const b of blocks) {
+      for (let i = 0; i < b.months.length; i++) {
+        const start = b.months[i]!;
+        const sums = new Array<number>(width);
+        for (let d = 0; d < width; d++) sums[d] = b.sums[i * width + d]!;
+        idx.metas.push({
+          start,
+          end: nextMonth(start),
+          n: b.n[i]!,
+          maxVisible: b.maxVisible[i]!,
+          sums,
+          chunk: null,
+          dirty: false,
+          used: Number.NEGATIVE_INFINITY,
+        });
+      }
+    }
+    idx.absent = idx.metas.length;
     for (let i = 0; i < head.pendingRaces.length; i++) idx.pending.set(head.pendingRaces[i]!, head.pendingOffs[i]!);
     return idx;
   }
 
   toHead(): ChunkedIndexHead {
-    const sums: number[] = [];
-    for (const m of this.metas) for (const s of m.sums) sums.push(s);
-    return {
-      months: this.metas.map((m) => m.start),
-      n: this.metas.map((m) => m.n),
-      maxVisible: this.metas.map((m) => m.maxVisible),
-      sums,
-      pendingRaces: [...this.pending.keys()],
-      pendingOffs: [...this.pending.values()],
+    const years: number[] = [];
+    for (const m of this.metas) {
+      const y = yearStart(m.start);
+      if (years[years.length - 1] !== y) years.push(y);
+    }
+    return { years, pendingRaces: [...this.pending.keys()], pendingOffs: [...this.pending.values()] };
+  }
+
+  /** The summary block of the year starting at `year` (its months as they are now). */
+  yearBlock(year: number): YearBlock {
+    const w = this.width;
+    const next = nextYear(year);
+    let a = 0;
+    while (a < this.metas.length && this.metas[a]!.start < year) a++;
+    let b = a;
+    while (b < this.metas.length && this.metas[b]!.start < next) b++;
+    const k = b - a;
+    const out: YearBlock = {
+      months: new Float64Array(k),
+      n: new Float64Array(k),
+      maxVisible: new Float64Array(k),
+      sums: new Float64Array(k * w),
     };
+    for (let i = 0; i < k; i++) {
+      const m = this.metas[a + i]!;
+      out.months[i] = m.start;
+      out.n[i] = m.n;
+      out.maxVisible[i] = m.maxVisible;
+      for (let d = 0; d < w; d++) out.sums[i * w + d] = m.sums[d]!;
+    }
+    return out;
   }
 
   get size(): number {
@@ -204,6 +248,10 @@ export class ChunkedIndex {
     let i = this.positionOf(start);
     if (i < 0) {
       i = ~i;
+      const year = yearStart(start);
+      const prev = this.metas[i - 1];
+      const next = this.metas[i];
+      if ((!prev || yearStart(prev.start) !== year) && (!next || yearStart(next.start) !== year)) this.headDirty = true;
       this.metas.splice(i, 0, {
         start,
         end: nextMonth(start),
@@ -211,7 +259,7 @@ export class ChunkedIndex {
         maxVisible: Number.NEGATIVE_INFINITY,
         sums: new Array<number>(this.width).fill(0),
         chunk: new EventIndex(this.width, NEW_CHUNK_CAPACITY),
-        dirty: true,
+        dirty: false,
         used: this.touched,
       });
       this.invalidate(i);
@@ -233,17 +281,30 @@ export class ChunkedIndex {
     return true;
   }
 
-  /** The chunks changed since the last call (and whether the head changed); marks them clean. */
-  takeDirty(): { head: boolean; chunks: ChunkMeta[] } {
-    const chunks = this.metas.filter((m) => m.dirty);
-    for (const m of chunks) m.dirty = false;
+  /**
+   * The chunks changed since the last call, the years whose summary block changed with them (a chunk's
+   * summary changes exactly when its events do) and whether the head changed; marks them clean.
+   */
+  takeDirty(): { head: boolean; chunks: ChunkMeta[]; years: number[] } {
+    const chunks: ChunkMeta[] = [];
+    const years: number[] = [];
+    if (this.dirtyChunks > 0) {
+      for (const m of this.metas) {
+        if (!m.dirty) continue;
+        m.dirty = false;
+        chunks.push(m);
+        const y = yearStart(m.start);
+        if (years[years.length - 1] !== y) years.push(y);
+      }
+      this.dirtyChunks = 0;
+    }
     const head = this.headDirty;
     this.headDirty = false;
-    return { head, chunks };
+    return { head, chunks, years };
   }
 
   get isDirty(): boolean {
-    return this.headDirty || this.metas.some((m) => m.dirty);
+    return this.headDirty || this.dirtyChunks > 0;
   }
 
   // ---- queries ----
@@ -393,8 +454,10 @@ export class ChunkedIndex {
     const c = m.chunk!;
     m.n = c.totalsInto(m.sums);
     m.maxVisible = c.maxVisible();
-    m.dirty = true;
-    this.headDirty = true;
+    if (!m.dirty) {
+      m.dirty = true;
+      this.dirtyChunks++;
+    }
     this.invalidate(i);
   }
 
@@ -477,6 +540,16 @@ export function monthStart(ms: number): number {
   if (!Number.isFinite(ms)) return ms;
   const d = new Date(ms);
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+}
+
+/** First instant of the UTC year holding `ms` (±Infinity map to themselves). */
+export function yearStart(ms: number): number {
+  if (!Number.isFinite(ms)) return ms;
+  return Date.UTC(new Date(ms).getUTCFullYear(), 0, 1);
+}
+
+function nextYear(start: number): number {
+  return Date.UTC(new Date(start).getUTCFullYear() + 1, 0, 1);
 }
 
 export function nextMonth(start: number): number {

@@ -5,7 +5,7 @@
  * Internal to the processor: not a topic value, so not registered.
  */
 import avro from 'avsc';
-import type { ChunkedIndexHead } from '../../state/aggregates/chunked-index.js';
+import type { ChunkedIndexHead, YearBlock } from '../../state/aggregates/chunked-index.js';
 import { EventIndex } from '../../state/aggregates/event-index.js';
 import { avroBytes } from '../avro-bytes.js';
 import { loadSchemaText } from '../serde.js';
@@ -143,17 +143,14 @@ function f64Of(b: Buffer): Float64Array {
   return f;
 }
 
-/** An entity index head: monthly summaries (raw doubles) and pending races. */
+/** An entity index head: the years it has months in (raw doubles) and its pending races. */
 const HEAD_RECORD = avro.Type.forSchema(
   {
     type: 'record',
     name: 'IndexHead',
     namespace: 'racing.internal',
     fields: [
-      { name: 'months', type: 'bytes' },
-      { name: 'n', type: { type: 'array', items: 'int' } },
-      { name: 'maxVisible', type: 'bytes' },
-      { name: 'sums', type: 'bytes' },
+      { name: 'years', type: 'bytes' },
       { name: 'pendingRaces', type: { type: 'array', items: 'string' } },
       { name: 'pendingOffs', type: doubles },
     ],
@@ -161,36 +158,50 @@ const HEAD_RECORD = avro.Type.forSchema(
   { omitRecordMethods: true },
 );
 
-interface HeadRecord {
-  months: Buffer;
-  n: number[];
-  maxVisible: Buffer;
-  sums: Buffer;
-  pendingRaces: string[];
-  pendingOffs: number[];
-}
-
 export function encodeHead(h: ChunkedIndexHead): Buffer {
-  return avroBytes(HEAD_RECORD, {
-    months: f64Bytes(h.months),
-    n: h.n,
-    maxVisible: f64Bytes(h.maxVisible),
-    sums: f64Bytes(h.sums),
-    pendingRaces: h.pendingRaces,
-    pendingOffs: h.pendingOffs,
-  });
+  return avroBytes(HEAD_RECORD, { years: f64Bytes(h.years), pendingRaces: h.pendingRaces, pendingOffs: h.pendingOffs });
 }
 
 export function decodeHead(buf: Buffer): ChunkedIndexHead {
-  const r = HEAD_RECORD.fromBuffer(buf) as HeadRecord;
-  return {
-    months: Array.from(f64Of(r.months)),
-    n: r.n,
-    maxVisible: Array.from(f64Of(r.maxVisible)),
-    sums: Array.from(f64Of(r.sums)),
-    pendingRaces: r.pendingRaces,
-    pendingOffs: r.pendingOffs,
+  const r = HEAD_RECORD.fromBuffer(buf) as { years: Buffer; pendingRaces: string[]; pendingOffs: number[] };
+  return { years: Array.from(f64Of(r.years)), pendingRaces: r.pendingRaces, pendingOffs: r.pendingOffs };
+}
+
+/**
+ * One year's month summaries: k months as raw doubles, [start, n, maxVisible] per month then the k x width
+ * sums, with k in front (so a block checks its own length).
+ */
+export function encodeYear(b: YearBlock): Buffer {
+  const k = b.months.length;
+  const f = new Float64Array(1 + 3 * k + b.sums.length);
+  f[0] = k;
+  for (let i = 0; i < k; i++) {
+    f[1 + 3 * i] = b.months[i]!;
+    f[2 + 3 * i] = b.n[i]!;
+    f[3 + 3 * i] = b.maxVisible[i]!;
+  }
+  f.set(b.sums, 1 + 3 * k);
+  return f64Bytes(f);
+}
+
+export function decodeYear(buf: Buffer, width: number): YearBlock {
+  const f = f64Of(buf);
+  const k = f[0]!;
+  if (!Number.isInteger(k) || k < 0 || f.length !== 1 + 3 * k + k * width) {
+    throw new Error(`state record: a year block of ${f.length} doubles does not hold ${k} months of width ${width}`);
+  }
+  const out: YearBlock = {
+    months: new Float64Array(k),
+    n: new Float64Array(k),
+    maxVisible: new Float64Array(k),
+    sums: f.subarray(1 + 3 * k),
   };
+  for (let i = 0; i < k; i++) {
+    out.months[i] = f[1 + 3 * i]!;
+    out.n[i] = f[2 + 3 * i]!;
+    out.maxVisible[i] = f[3 + 3 * i]!;
+  }
+  return out;
 }
 
 /** One month of an entity's events: the keys and the records of EventIndex.records() as raw doubles. */

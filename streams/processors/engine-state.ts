@@ -10,7 +10,8 @@
  * Store layout (under the processor's `e/` prefix):
  *   r!<raceId>                    race state (cards, result, links, emitted fingerprints)
  *   h!<horseId>                   horse runs + pending races
- *   i!<kind>!<id>                 entity index head: monthly summaries + pending races
+ *   i!<kind>!<id>                 entity index head: the years it has months in + pending races
+ *   y!<kind>!<id>!<yearStart>     the summaries of an entity's months in one year (counts, sums)
  *   k!<kind>!<id>!<monthStart>    one month of an entity's events
  *   cr!<courseId>!<raceId>        races at a course (to recompute them when the course changes)
  *   co!<courseId>                 course
@@ -25,7 +26,17 @@ import type { EventIndex } from '../../state/aggregates/event-index.js';
 import type { BatchOp, StorePort } from '../../state/store-port.js';
 import { endianness } from 'node:os';
 import { avroBytes } from '../avro-bytes.js';
-import { HORSE_TYPE, RACE_STATE_TYPE, decodeChunk, decodeHead, encodeChunk, encodeHead } from './engine-state-codec.js';
+import {
+  HORSE_TYPE,
+  RACE_STATE_TYPE,
+  decodeChunk,
+  decodeHead,
+  decodeYear,
+  encodeChunk,
+  encodeHead,
+  encodeYear,
+} from './engine-state-codec.js';
+import type { ChunkedIndexHead, YearBlock } from '../../state/aggregates/chunked-index.js';
 
 /** What a race last contributed to the entity aggregates: the facts its keys and vectors are computed from. */
 export interface RaceLinks extends RaceFacts {
@@ -67,9 +78,16 @@ function widthOf(kind: IndexKind): number {
 
 /**
  * Bump when the store layout changes: a processor finding another version starts its state afresh. Index
- * heads and chunks hold raw doubles in the host's byte order, which the format names (5: little-endian).
+ * heads, year blocks and chunks hold raw doubles in the host's byte order, which the format names (6:
+ * little-endian).
  */
-export const STATE_FORMAT = endianness() === 'LE' ? '5' : '5-be';
+export const STATE_FORMAT = endianness() === 'LE' ? '6' : '6-be';
+
+/** An index as read from the store: its head and the summary block of each of its years. */
+interface StoredIndex {
+  head: ChunkedIndexHead;
+  blocks: YearBlock[];
+}
 
 const DAY = 86_400_000;
 
@@ -240,15 +258,43 @@ export class EngineState {
     if (idx) return idx;
     const absent = this.absentOf(kind);
     if (absent.has(id)) return create ? this.adoptIndex(kind, id, undefined) : undefined;
-    const buf = this.store ? await this.store.get(`i!${kind}!${id}`) : undefined;
-    if (!buf && !create) {
+    const [stored] = await this.readIndexes([[kind, id]]);
+    if (!stored && !create) {
       absent.add(id);
       return undefined;
     }
-    return this.adoptIndex(kind, id, buf);
+    return this.adoptIndex(kind, id, stored);
   }
 
-  private adoptIndex(kind: IndexKind, id: string, buf: Buffer | undefined): ChunkedIndex {
+  /** The stored heads of these indexes and their year blocks: two multi-gets. */
+  private async readIndexes(which: readonly [IndexKind, string][]): Promise<(StoredIndex | undefined)[]> {
+    const store = this.store;
+    if (!store || which.length === 0) return which.map(() => undefined);
+    const heads = (await store.getMany(which.map(([k, id]) => `i!${k}!${id}`))).map((b) =>
+      b ? decodeHead(b) : undefined,
+    );
+    const keys: string[] = [];
+    heads.forEach((h, i) => {
+      const [k, id] = which[i]!;
+      for (const y of h?.years ?? []) keys.push(yearKey(k, id, y));
+    });
+    const blocks = keys.length > 0 ? await store.getMany(keys) : [];
+    let p = 0;
+    return heads.map((head, i) => {
+      if (!head) return undefined;
+      const [k, id] = which[i]!;
+      const width = widthOf(k);
+      const out: YearBlock[] = [];
+      for (const y of head.years) {
+        const b = blocks[p++];
+        if (!b) throw new Error(`state is missing the summaries of ${k} ${id} for ${new Date(y).getUTCFullYear()}`);
+        out.push(decodeYear(b, width));
+      }
+      return { head, blocks: out };
+    });
+  }
+
+  private adoptIndex(kind: IndexKind, id: string, stored: StoredIndex | undefined): ChunkedIndex {
     const resident = this.indexesOf(kind).get(id);
     if (resident) return resident;
     const store = this.store;
@@ -258,8 +304,8 @@ export class EngineState {
           return b ? decodeChunk(b) : undefined;
         }
       : undefined;
-    const idx = buf
-      ? ChunkedIndex.fromHead(widthOf(kind), decodeHead(buf), loader)
+    const idx = stored
+      ? ChunkedIndex.fromHead(widthOf(kind), stored.head, stored.blocks, loader)
       : new ChunkedIndex(widthOf(kind), loader);
     idx.touched = this.now;
     this.indexesOf(kind).set(id, idx);
@@ -295,21 +341,19 @@ export class EngineState {
       seen.add(key);
       idx.push([k, id]);
     }
-    const keys = [
-      ...raceIds.map((id) => `r!${id}`),
-      ...horseIds.map((id) => `h!${id}`),
-      ...idx.map(([k, id]) => `i!${k}!${id}`),
-    ];
-    if (keys.length === 0) return;
-    const values = await store.getMany(keys);
+    const keys = [...raceIds.map((id) => `r!${id}`), ...horseIds.map((id) => `h!${id}`)];
+    const [values, stored] = await Promise.all([
+      keys.length > 0 ? store.getMany(keys) : Promise.resolve([]),
+      this.readIndexes(idx),
+    ]);
     let p = 0;
     for (const id of raceIds) this.adoptRace(id, values[p++]);
     for (const id of horseIds) this.adoptHorse(id, values[p++]);
-    for (const [k, id] of idx) {
-      const v = values[p++];
+    idx.forEach(([k, id], i) => {
+      const v = stored[i];
       if (v) this.adoptIndex(k, id, v);
       else this.absentOf(k).add(id);
-    }
+    });
   }
 
   // ---- courses ----
@@ -408,7 +452,7 @@ export class EngineState {
     }
     for (const idx of this.dirtyIndexes) {
       const [kind, id] = this.indexIds.get(idx)!;
-      const { head, chunks } = idx.takeDirty();
+      const { head, chunks, years } = idx.takeDirty();
       for (const m of chunks) {
         ops.push({
           type: 'put',
@@ -416,6 +460,7 @@ export class EngineState {
           value: encodeChunk(m.chunk!),
         });
       }
+      for (const y of years) ops.push({ type: 'put', key: yearKey(kind, id, y), value: encodeYear(idx.yearBlock(y)) });
       if (head) ops.push({ type: 'put', key: `i!${kind}!${id}`, value: encodeHead(idx.toHead()) });
     }
     for (const id of this.dirtyCourses) {
@@ -482,6 +527,10 @@ export class EngineState {
       ...Object.fromEntries([...this.indexes].map(([k, m]) => [`index.${k}`, m.size])),
     };
   }
+}
+
+function yearKey(kind: IndexKind, id: string, start: number): string {
+  return `y!${kind}!${id}!${start}`;
 }
 
 function chunkKey(kind: IndexKind, id: string, start: number): string {

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { ENTITY_BY_KIND } from '../../domain/features/entity-table.js';
+import { EngineState } from '../../streams/processors/engine-state.js';
+import type { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
+import { memoryStore } from '../support/memory-store.js';
+
+const DAY = 86_400_000;
+const WIDTH = ENTITY_BY_KIND.get('sire')!.width;
+
+/** One event a week for `years` years from 1990, each with a different vector. */
+async function longHistory(state: EngineState, id: string, years: number): Promise<ChunkedIndex> {
+  const idx = await state.index('sire', id, true);
+  const start = Date.UTC(1990, 0, 1);
+  for (let i = 0; i < years * 52; i++) {
+    const off = start + i * 7 * DAY;
+    const vec = Array.from({ length: WIDTH }, (_, d) => (i + d) % 3);
+    idx.upsert(`R${i}`, off, off + 600_000, vec);
+  }
+  state.touchIndex(idx);
+  return idx;
+}
+
+/**
+ * An index is stored as a head (its years and pending races), one summary block per year and one record
+ * per month: a checkpoint after one more event rewrites that event's month and year, not the history.
+ */
+describe('entity index storage by year', () => {
+  it('writes one month, one year block and no head for an event in a year it already has', async () => {
+    const store = memoryStore();
+    const state = new EngineState(store);
+    await longHistory(state, 'S1', 20);
+    const first = state.takeDirty();
+    expect(first.filter((op) => op.key.startsWith('y!sire!S1!'))).toHaveLength(20);
+    expect(first.filter((op) => op.key === 'i!sire!S1')).toHaveLength(1);
+    await store.batch(first);
+
+    const idx = (await state.index('sire', 'S1'))!;
+    const off = Date.UTC(2005, 5, 10);
+    idx.upsert('LATE', off, off + 600_000, new Array<number>(WIDTH).fill(1));
+    state.touchIndex(idx);
+    const ops = state.takeDirty().filter((op) => op.key.includes('!sire!S1'));
+    expect(ops.map((op) => op.key).sort()).toEqual([`k!sire!S1!${Date.UTC(2005, 5, 1)}`, `y!sire!S1!${Date.UTC(2005, 0, 1)}`]);
+    // the year block holds 12 months whatever the length of the history
+    const block = ops.find((op) => op.key.startsWith('y!'))!;
+    expect(block.type === 'put' && block.value.byteLength).toBe(8 * (1 + 12 * 3 + 12 * WIDTH));
+  });
+
+  it('writes the head when a year is added or a pending race changes', async () => {
+    const state = new EngineState(memoryStore());
+    const idx = await longHistory(state, 'S1', 2);
+    state.takeDirty();
+    const off = Date.UTC(1995, 2, 3);
+    idx.upsert('NEW', off, off + 1, new Array<number>(WIDTH).fill(0));
+    state.touchIndex(idx);
+    expect(state.takeDirty().map((op) => op.key).filter((k) => k.includes('!sire!S1'))).toContain('i!sire!S1');
+    idx.setPending('P1', off + DAY);
+    state.touchIndex(idx);
+    expect(state.takeDirty().map((op) => op.key).filter((k) => k.includes('!sire!S1'))).toEqual(['i!sire!S1']);
+  });
+
+  it('reads back the same index: every window, the pending races, and further changes', async () => {
+    const store = memoryStore();
+    const state = new EngineState(store);
+    const original = await longHistory(state, 'S1', 6);
+    original.setPending('P1', Date.UTC(1996, 0, 5));
+    await store.batch(state.takeDirty());
+
+    const reread = (await new EngineState(store).index('sire', 'S1'))!;
+    expect(reread).not.toBe(original);
+    expect([...reread.pending]).toEqual([['P1', Date.UTC(1996, 0, 5)]]);
+    const queries: [number, number][] = [
+      [Number.NEGATIVE_INFINITY, Date.UTC(1996, 0, 1)],
+      [Date.UTC(1991, 3, 9), Date.UTC(1993, 7, 21)],
+      [Date.UTC(1995, 0, 1), Date.UTC(1995, 0, 20)],
+    ];
+    for (const [from, t] of queries) {
+      await reread.ensure(from, t);
+      expect(reread.window(from, t)).toEqual(original.window(from, t));
+    }
+    const off = Date.UTC(1992, 4, 4);
+    for (const idx of [original, reread]) {
+      await idx.ensureFrom(off);
+      idx.upsert('X', off, off + 1, new Array<number>(WIDTH).fill(2));
+    }
+    expect(reread.window(Number.NEGATIVE_INFINITY, Date.UTC(1996, 0, 1))).toEqual(
+      original.window(Number.NEGATIVE_INFINITY, Date.UTC(1996, 0, 1)),
+    );
+  });
+
+  it('fails loudly when a year block the head names is missing', async () => {
+    const store = memoryStore();
+    const state = new EngineState(store);
+    await longHistory(state, 'S1', 3);
+    await store.batch(state.takeDirty());
+    await store.batch([{ type: 'del', key: `y!sire!S1!${Date.UTC(1991, 0, 1)}` }]);
+    await expect(new EngineState(store).index('sire', 'S1')).rejects.toThrow(/missing the summaries of sire S1 for 1991/);
+  });
+});
