@@ -90,6 +90,11 @@ export class ChunkedIndex {
   private absent = 0;
   /** how many of `metas` are dirty (changed since the last takeDirty) */
   private dirtyChunks = 0;
+  /**
+   * No position below this has a chunk in memory, so the eviction and checkpoint walks start here, not
+   * at the first month of a history decades long (most old months are not resident).
+   */
+  private residentFrom = 0;
 
   constructor(
     readonly width: number,
@@ -122,6 +127,7 @@ export class ChunkedIndex {
       }
     }
     idx.absent = idx.metas.length;
+    idx.residentFrom = idx.metas.length;
     for (let i = 0; i < head.pendingRaces.length; i++) idx.pending.set(head.pendingRaces[i]!, head.pendingOffs[i]!);
     return idx;
   }
@@ -198,6 +204,7 @@ export class ChunkedIndex {
     for (const i of positions) {
       const m = this.metas[i]!;
       if (m.chunk) continue;
+      if (i < this.residentFrom) this.residentFrom = i;
       m.used = this.touched;
       const c = this.loader ? await this.loader(m.start) : undefined;
       if (!c) {
@@ -230,7 +237,9 @@ export class ChunkedIndex {
    */
   evictChunksBefore(before: number, idleBefore = Number.POSITIVE_INFINITY): number {
     let dropped = 0;
-    for (const m of this.metas) {
+    const metas = this.metas;
+    for (let i = this.residentFrom; i < metas.length; i++) {
+      const m = metas[i]!;
       if (m.end > before) break;
       if (m.chunk && !m.dirty && m.used < idleBefore) {
         m.chunk = null;
@@ -238,6 +247,7 @@ export class ChunkedIndex {
       }
     }
     this.absent += dropped;
+    while (this.residentFrom < metas.length && !metas[this.residentFrom]!.chunk) this.residentFrom++;
     return dropped;
   }
 
@@ -252,6 +262,7 @@ export class ChunkedIndex {
       const prev = this.metas[i - 1];
       const next = this.metas[i];
       if ((!prev || yearStart(prev.start) !== year) && (!next || yearStart(next.start) !== year)) this.headDirty = true;
+      if (i < this.residentFrom) this.residentFrom = i; // (later positions shift up: still none resident below)
       this.metas.splice(i, 0, {
         start,
         end: nextMonth(start),
@@ -289,7 +300,9 @@ export class ChunkedIndex {
     const chunks: ChunkMeta[] = [];
     const years: number[] = [];
     if (this.dirtyChunks > 0) {
-      for (const m of this.metas) {
+      // a dirty chunk is in memory: none lies below residentFrom
+      for (let i = this.residentFrom; i < this.metas.length; i++) {
+        const m = this.metas[i]!;
         if (!m.dirty) continue;
         m.dirty = false;
         chunks.push(m);
