@@ -104,7 +104,12 @@ export class ChunkedIndex {
   }
 
   /** The index as stored: its head and the summary block of each of the head's years, in order. */
-  static fromHead(width: number, head: ChunkedIndexHead, blocks: readonly YearBlock[], loader?: ChunkLoader): ChunkedIndex {
+  static fromHead(
+    width: number,
+    head: ChunkedIndexHead,
+    blocks: readonly YearBlock[],
+    loader?: ChunkLoader,
+  ): ChunkedIndex {
     const idx = new ChunkedIndex(width, loader);
     if (blocks.length !== head.years.length) {
       throw new Error(`index head names ${head.years.length} years, ${blocks.length} summary blocks given`);

@@ -39,7 +39,10 @@ describe('entity index storage by year', () => {
     idx.upsert('LATE', off, off + 600_000, new Array<number>(WIDTH).fill(1));
     state.touchIndex(idx);
     const ops = state.takeDirty().filter((op) => op.key.includes('!sire!S1'));
-    expect(ops.map((op) => op.key).sort()).toEqual([`k!sire!S1!${Date.UTC(2005, 5, 1)}`, `y!sire!S1!${Date.UTC(2005, 0, 1)}`]);
+    expect(ops.map((op) => op.key).sort()).toEqual([
+      `k!sire!S1!${Date.UTC(2005, 5, 1)}`,
+      `y!sire!S1!${Date.UTC(2005, 0, 1)}`,
+    ]);
     // the year block holds 12 months whatever the length of the history
     const block = ops.find((op) => op.key.startsWith('y!'))!;
     expect(block.type === 'put' && block.value.byteLength).toBe(8 * (1 + 12 * 3 + 12 * WIDTH));
@@ -52,10 +55,20 @@ describe('entity index storage by year', () => {
     const off = Date.UTC(1995, 2, 3);
     idx.upsert('NEW', off, off + 1, new Array<number>(WIDTH).fill(0));
     state.touchIndex(idx);
-    expect(state.takeDirty().map((op) => op.key).filter((k) => k.includes('!sire!S1'))).toContain('i!sire!S1');
+    expect(
+      state
+        .takeDirty()
+        .map((op) => op.key)
+        .filter((k) => k.includes('!sire!S1')),
+    ).toContain('i!sire!S1');
     idx.setPending('P1', off + DAY);
     state.touchIndex(idx);
-    expect(state.takeDirty().map((op) => op.key).filter((k) => k.includes('!sire!S1'))).toEqual(['i!sire!S1']);
+    expect(
+      state
+        .takeDirty()
+        .map((op) => op.key)
+        .filter((k) => k.includes('!sire!S1')),
+    ).toEqual(['i!sire!S1']);
   });
 
   it('reads back the same index: every window, the pending races, and further changes', async () => {
@@ -93,6 +106,8 @@ describe('entity index storage by year', () => {
     await longHistory(state, 'S1', 3);
     await store.batch(state.takeDirty());
     await store.batch([{ type: 'del', key: `y!sire!S1!${Date.UTC(1991, 0, 1)}` }]);
-    await expect(new EngineState(store).index('sire', 'S1')).rejects.toThrow(/missing the summaries of sire S1 for 1991/);
+    await expect(new EngineState(store).index('sire', 'S1')).rejects.toThrow(
+      /missing the summaries of sire S1 for 1991/,
+    );
   });
 });
