@@ -10,7 +10,7 @@
 import { promisify } from 'node:util';
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { etagOf, etagStep, ifNoneMatchMatches } from './etag.js';
+import { etagStep, tagOr304 } from './etag.js';
 
 export type Encoding = 'br' | 'gzip' | 'identity';
 
@@ -107,17 +107,8 @@ export function compressStep(request: FastifyRequest, reply: FastifyReply, paylo
   const body = compressSync(Buffer.isBuffer(payload) ? payload : Buffer.from(payload), encoding);
   reply.header('content-encoding', encoding);
   reply.removeHeader('content-length');
-  if (reply.getHeader('etag') !== undefined) {
-    const etag = etagOf(body);
-    reply.header('etag', etag);
-    if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) {
-      reply.code(304);
-      reply.removeHeader('content-type');
-      reply.removeHeader('content-encoding');
-      return '';
-    }
-  }
-  return body;
+  // a tagged body is tagged again as encoded (an ETag names the bytes sent)
+  return reply.getHeader('etag') !== undefined ? tagOr304(request, reply, body) : body;
 }
 
 /**

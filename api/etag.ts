@@ -31,13 +31,20 @@ export function etagStep(request: FastifyRequest, reply: FastifyReply, payload: 
   if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
   // The response cache sends its bytes with their tag and has answered If-None-Match itself.
   if (reply.getHeader('etag') !== undefined) return payload;
-  const etag = etagOf(payload);
+  return tagOr304(request, reply, payload);
+}
+
+/**
+ * Tags `body` (the bytes about to be sent) with its strong ETag; when If-None-Match matches, turns the
+ * response into an empty 304 instead. Returns what to send.
+ */
+export function tagOr304(request: FastifyRequest, reply: FastifyReply, body: string | Buffer): string | Buffer {
+  const etag = etagOf(body);
   reply.header('etag', etag);
-  if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) {
-    reply.code(304);
-    reply.removeHeader('content-type');
-    reply.removeHeader('content-length');
-    return '';
-  }
-  return payload;
+  if (!ifNoneMatchMatches(request.headers['if-none-match'], etag)) return body;
+  reply.code(304);
+  reply.removeHeader('content-type');
+  reply.removeHeader('content-length');
+  reply.removeHeader('content-encoding');
+  return '';
 }

@@ -56,15 +56,11 @@ export interface ChunkedIndexHead {
   pendingOffs: number[];
 }
 
-/** The summaries of one year's months. */
-export interface YearBlock {
-  /** month starts, ascending */
-  months: Float64Array;
-  n: Float64Array;
-  maxVisible: Float64Array;
-  /** months.length * width sums */
-  sums: Float64Array;
-}
+/**
+ * The summaries of one year's k months, as stored: [k, then start, n, maxVisible per month, then the
+ * k x width sums], in one array of doubles (so a block checks its own length).
+ */
+export type YearBlock = Float64Array;
 
 export class MissingChunkError extends Error {
   constructor(start: number) {
@@ -115,15 +111,20 @@ export class ChunkedIndex {
       throw new Error(`index head names ${head.years.length} years, ${blocks.length} summary blocks given`);
     }
     for (const b of blocks) {
-      for (let i = 0; i < b.months.length; i++) {
-        const start = b.months[i]!;
+      const k = b[0]!;
+      if (!Number.isInteger(k) || k < 0 || b.length !== 1 + k * (3 + width)) {
+        throw new Error(`a year block of ${b.length} doubles does not hold ${k} months of width ${width}`);
+      }
+      const at = 1 + 3 * k;
+      for (let i = 0; i < k; i++) {
+        const start = b[1 + 3 * i]!;
         const sums = new Array<number>(width);
-        for (let d = 0; d < width; d++) sums[d] = b.sums[i * width + d]!;
+        for (let d = 0; d < width; d++) sums[d] = b[at + i * width + d]!;
         idx.metas.push({
           start,
           end: nextMonth(start),
-          n: b.n[i]!,
-          maxVisible: b.maxVisible[i]!,
+          n: b[2 + 3 * i]!,
+          maxVisible: b[3 + 3 * i]!,
           sums,
           chunk: null,
           dirty: false,
@@ -149,24 +150,17 @@ export class ChunkedIndex {
   /** The summary block of the year starting at `year` (its months as they are now). */
   yearBlock(year: number): YearBlock {
     const w = this.width;
-    const next = nextYear(year);
-    let a = 0;
-    while (a < this.metas.length && this.metas[a]!.start < year) a++;
-    let b = a;
-    while (b < this.metas.length && this.metas[b]!.start < next) b++;
-    const k = b - a;
-    const out: YearBlock = {
-      months: new Float64Array(k),
-      n: new Float64Array(k),
-      maxVisible: new Float64Array(k),
-      sums: new Float64Array(k * w),
-    };
+    const a = this.firstStartAtOrAfter(year);
+    const k = this.firstStartAtOrAfter(nextYear(year)) - a;
+    const out = new Float64Array(1 + k * (3 + w));
+    out[0] = k;
+    const at = 1 + 3 * k;
     for (let i = 0; i < k; i++) {
       const m = this.metas[a + i]!;
-      out.months[i] = m.start;
-      out.n[i] = m.n;
-      out.maxVisible[i] = m.maxVisible;
-      for (let d = 0; d < w; d++) out.sums[i * w + d] = m.sums[d]!;
+      out[1 + 3 * i] = m.start;
+      out[2 + 3 * i] = m.n;
+      out[3 + 3 * i] = m.maxVisible;
+      for (let d = 0; d < w; d++) out[at + i * w + d] = m.sums[d]!;
     }
     return out;
   }

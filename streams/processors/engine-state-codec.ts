@@ -167,41 +167,13 @@ export function decodeHead(buf: Buffer): ChunkedIndexHead {
   return { years: Array.from(f64Of(r.years)), pendingRaces: r.pendingRaces, pendingOffs: r.pendingOffs };
 }
 
-/**
- * One year's month summaries: k months as raw doubles, [start, n, maxVisible] per month then the k x width
- * sums, with k in front (so a block checks its own length).
- */
+/** One year's month summaries (ChunkedIndex.yearBlock's layout) as raw doubles. */
 export function encodeYear(b: YearBlock): Buffer {
-  const k = b.months.length;
-  const f = new Float64Array(1 + 3 * k + b.sums.length);
-  f[0] = k;
-  for (let i = 0; i < k; i++) {
-    f[1 + 3 * i] = b.months[i]!;
-    f[2 + 3 * i] = b.n[i]!;
-    f[3 + 3 * i] = b.maxVisible[i]!;
-  }
-  f.set(b.sums, 1 + 3 * k);
-  return f64Bytes(f);
+  return f64Bytes(b);
 }
 
-export function decodeYear(buf: Buffer, width: number): YearBlock {
-  const f = f64Of(buf);
-  const k = f[0]!;
-  if (!Number.isInteger(k) || k < 0 || f.length !== 1 + 3 * k + k * width) {
-    throw new Error(`state record: a year block of ${f.length} doubles does not hold ${k} months of width ${width}`);
-  }
-  const out: YearBlock = {
-    months: new Float64Array(k),
-    n: new Float64Array(k),
-    maxVisible: new Float64Array(k),
-    sums: f.subarray(1 + 3 * k),
-  };
-  for (let i = 0; i < k; i++) {
-    out.months[i] = f[1 + 3 * i]!;
-    out.n[i] = f[2 + 3 * i]!;
-    out.maxVisible[i] = f[3 + 3 * i]!;
-  }
-  return out;
+export function decodeYear(buf: Buffer): YearBlock {
+  return f64Of(buf);
 }
 
 /** One month of an entity's events: the keys and the records of EventIndex.records() as raw doubles. */

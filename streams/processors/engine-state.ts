@@ -283,12 +283,11 @@ export class EngineState {
     return heads.map((head, i) => {
       if (!head) return undefined;
       const [k, id] = which[i]!;
-      const width = widthOf(k);
       const out: YearBlock[] = [];
       for (const y of head.years) {
         const b = blocks[p++];
         if (!b) throw new Error(`state is missing the summaries of ${k} ${id} for ${new Date(y).getUTCFullYear()}`);
-        out.push(decodeYear(b, width));
+        out.push(decodeYear(b));
       }
       return { head, blocks: out };
     });

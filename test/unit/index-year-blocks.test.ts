@@ -24,6 +24,14 @@ async function longHistory(state: EngineState, id: string, years: number): Promi
  * An index is stored as a head (its years and pending races), one summary block per year and one record
  * per month: a checkpoint after one more event rewrites that event's month and year, not the history.
  */
+/** The keys of the sire S1's records in the next checkpoint. */
+function checkpointKeysOfS1(state: EngineState): string[] {
+  return state
+    .takeDirty()
+    .map((op) => op.key)
+    .filter((k) => k.includes('!sire!S1'));
+}
+
 describe('entity index storage by year', () => {
   it('writes one month, one year block and no head for an event in a year it already has', async () => {
     const store = memoryStore();
@@ -55,20 +63,10 @@ describe('entity index storage by year', () => {
     const off = Date.UTC(1995, 2, 3);
     idx.upsert('NEW', off, off + 1, new Array<number>(WIDTH).fill(0));
     state.touchIndex(idx);
-    expect(
-      state
-        .takeDirty()
-        .map((op) => op.key)
-        .filter((k) => k.includes('!sire!S1')),
-    ).toContain('i!sire!S1');
+    expect(checkpointKeysOfS1(state)).toContain('i!sire!S1');
     idx.setPending('P1', off + DAY);
     state.touchIndex(idx);
-    expect(
-      state
-        .takeDirty()
-        .map((op) => op.key)
-        .filter((k) => k.includes('!sire!S1')),
-    ).toEqual(['i!sire!S1']);
+    expect(checkpointKeysOfS1(state)).toEqual(['i!sire!S1']);
   });
 
   it('reads back the same index: every window, the pending races, and further changes', async () => {
