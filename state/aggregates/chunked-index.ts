@@ -359,10 +359,15 @@ export class ChunkedIndex {
     this.ensurePrefix();
     const iT = this.firstStartAtOrAfter(t);
     const j = this.prefixVisibleBefore(t, iT);
+    const w = this.width;
     for (let i = iT - 1; i >= 0; i--) {
       const m = this.metas[i]!;
+      if (i < j && m.end <= horizon) {
+        // This month and every earlier one are wholly visible and before the horizon: whether any of
+        // them holds such an event is in the prefix sums, without walking back through decades.
+        return this.ps[(i + 1) * w + dim]! > 0 ? Number.NEGATIVE_INFINITY : undefined;
+      }
       if (!(m.sums[dim]! > 0)) continue; // no such event in the month at all
-      if (i < j && m.end <= horizon) return Number.NEGATIVE_INFINITY; // all visible, all before the horizon
       if (!m.chunk) {
         if (missing) {
           missing.push(i);
@@ -438,9 +443,15 @@ export class ChunkedIndex {
     }
     const touched = this.touched;
     // Before the window only chunks from j on (holding an event visible at or after t) need a look,
-    // for latestVisible; in the window, every chunk the prefix sums [a, b) do not cover.
+    // for latestVisible; in the window, every chunk the prefix sums [a, b) do not cover. The covered
+    // positions are jumped over, not walked: a window over decades covers hundreds of months.
+    const skipFrom = Math.max(iFrom, a);
+    const skipTo = b > skipFrom ? b : skipFrom;
     for (let i = Math.min(j, iFrom); i < iT; i++) {
-      if (i >= iFrom && i >= a && i < b) continue;
+      if (i === skipFrom && skipTo > skipFrom) {
+        i = skipTo - 1;
+        continue;
+      }
       const m = metas[i]!;
       const c = m.chunk;
       if (!c) {

@@ -2,7 +2,8 @@
  * ChunkedIndex (monthly chunks with summaries, evicted and reloaded) against one EventIndex holding the
  * same events, over random upserts and removals spread across many months, with late visibility (an
  * event published weeks or months after its off), window queries of every shape the features use
- * (whole history, 90 and 14 days, a snapshot at a month start) and keysOffAfter. Evictions happen at
+ * (whole history, 90 and 14 days, a snapshot at a month start), the latest event with a dimension > 0
+ * (lastOffWith, with a horizon) and keysOffAfter. Evictions happen at
  * random; the loader reads the chunks back from their serialised form, as the processor does.
  *
  * n, latestVisible and keysOffAfter must be equal; sums to 1e-9 (the chunked sums add month totals,
@@ -37,6 +38,8 @@ const op = fc.oneof(
       day: fc.integer({ min: -40, max: 600 }),
       minute: fc.integer({ min: 0, max: 1439 }),
       span: fc.constantFrom(Number.NEGATIVE_INFINITY, 90 * DAY, 14 * DAY, 0),
+      /** how far back a last-event query needs the exact off (the features' last win: 800 days) */
+      horizon: fc.constantFrom(20 * DAY, 100 * DAY, 300 * DAY),
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('evict' as const), day: fc.integer({ min: 0, max: 900 }) }) },
@@ -93,6 +96,19 @@ describe('ChunkedIndex (property)', () => {
             expect(a.n).toBe(b.n);
             expect(a.latestVisible).toBe(b.latestVisible);
             for (let d = 0; d < 2; d++) expect(Math.abs(a.sums[d]! - b.sums[d]!)).toBeLessThan(1e-9);
+            // the latest event with a dimension > 0: exact, or -Infinity when it is off before the horizon
+            for (let d = 0; d < 2; d++) {
+              const horizon = at - o.horizon;
+              await chunked.ensureLast(d, at, horizon);
+              const c = chunked.lastOffWith(d, at, horizon);
+              const f = flat.lastOffWith(d, at);
+              if (c === Number.NEGATIVE_INFINITY) {
+                expect(f).toBeDefined();
+                expect(f!).toBeLessThan(horizon);
+              } else {
+                expect(c).toBe(f);
+              }
+            }
             await chunked.ensureFrom(at);
             expect(chunked.keysOffAfter(at).sort()).toEqual(flat.keysOffAfter(at).sort());
           }
