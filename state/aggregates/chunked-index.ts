@@ -446,10 +446,9 @@ export class ChunkedIndex {
     // for latestVisible; in the window, every chunk the prefix sums [a, b) do not cover. The covered
     // positions are jumped over, not walked: a window over decades covers hundreds of months.
     const skipFrom = Math.max(iFrom, a);
-    const skipTo = b > skipFrom ? b : skipFrom;
     for (let i = Math.min(j, iFrom); i < iT; i++) {
-      if (i === skipFrom && skipTo > skipFrom) {
-        i = skipTo - 1;
+      if (i === skipFrom && b > skipFrom) {
+        i = b - 1;
         continue;
       }
       const m = metas[i]!;

@@ -3,8 +3,8 @@
  * same events, over random upserts and removals spread across many months, with late visibility (an
  * event published weeks or months after its off), window queries of every shape the features use
  * (whole history, 90 and 14 days, a snapshot at a month start), the latest event with a dimension > 0
- * (lastOffWith, with a horizon) and keysOffAfter. Evictions happen at
- * random; the loader reads the chunks back from their serialised form, as the processor does.
+ * (lastOffWith, with a horizon) and keysOffAfter. Evictions happen at random; the loader reads the
+ * chunks back from their serialised form, as the processor does.
  *
  * n, latestVisible and keysOffAfter must be equal; sums to 1e-9 (the chunked sums add month totals,
  * the flat index differences of one cumulative sum: with fractions like 1/3 the roundings differ).

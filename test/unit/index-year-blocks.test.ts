@@ -20,10 +20,6 @@ async function longHistory(state: EngineState, id: string, years: number): Promi
   return idx;
 }
 
-/**
- * An index is stored as a head (its years and pending races), one summary block per year and one record
- * per month: a checkpoint after one more event rewrites that event's month and year, not the history.
- */
 /** The keys of the sire S1's records in the next checkpoint. */
 function checkpointKeysOfS1(state: EngineState): string[] {
   return state
@@ -32,6 +28,10 @@ function checkpointKeysOfS1(state: EngineState): string[] {
     .filter((k) => k.includes('!sire!S1'));
 }
 
+/**
+ * An index is stored as a head (its years and pending races), one summary block per year and one record
+ * per month: a checkpoint after one more event rewrites that event's month and year, not the history.
+ */
 describe('entity index storage by year', () => {
   it('writes one month, one year block and no head for an event in a year it already has', async () => {
     const store = memoryStore();
