@@ -70,6 +70,13 @@ export class MissingChunkError extends Error {
 
 export class ChunkedIndex {
   readonly metas: ChunkMeta[] = [];
+  /**
+   * The months' first and next-month instants, parallel to `metas`, as arrays of unboxed doubles: the
+   * binary searches of every query read them rather than one month object (and its boxed numbers) per
+   * step.
+   */
+  private readonly starts: number[] = [];
+  private readonly ends: number[] = [];
   /** declared races of this entity without a result: raceId -> off */
   readonly pending = new Map<string, number>();
   headDirty = false;
@@ -120,6 +127,8 @@ export class ChunkedIndex {
         const start = b[1 + 3 * i]!;
         const sums = new Array<number>(width);
         for (let d = 0; d < width; d++) sums[d] = b[at + i * width + d]!;
+        idx.starts.push(start);
+        idx.ends.push(nextMonth(start));
         idx.metas.push({
           start,
           end: nextMonth(start),
@@ -149,10 +158,22 @@ export class ChunkedIndex {
 
   /** The summary block of the year starting at `year` (its months as they are now). */
   yearBlock(year: number): YearBlock {
+    const out = new Float64Array(this.yearBlockLength(year));
+    this.yearBlockInto(year, out);
+    return out;
+  }
+
+  /** The number of doubles `yearBlock(year)` holds. */
+  yearBlockLength(year: number): number {
+    const k = this.firstStartAtOrAfter(nextYear(year)) - this.firstStartAtOrAfter(year);
+    return 1 + k * (3 + this.width);
+  }
+
+  /** Writes `yearBlock(year)` into `out` (at least `yearBlockLength(year)` long) from position 0. */
+  yearBlockInto(year: number, out: Float64Array): void {
     const w = this.width;
     const a = this.firstStartAtOrAfter(year);
     const k = this.firstStartAtOrAfter(nextYear(year)) - a;
-    const out = new Float64Array(1 + k * (3 + w));
     out[0] = k;
     const at = 1 + 3 * k;
     for (let i = 0; i < k; i++) {
@@ -162,7 +183,6 @@ export class ChunkedIndex {
       out[3 + 3 * i] = m.maxVisible;
       for (let d = 0; d < w; d++) out[at + i * w + d] = m.sums[d]!;
     }
-    return out;
   }
 
   get size(): number {
@@ -262,6 +282,8 @@ export class ChunkedIndex {
       const next = this.metas[i];
       if ((!prev || yearStart(prev.start) !== year) && (!next || yearStart(next.start) !== year)) this.headDirty = true;
       if (i < this.residentFrom) this.residentFrom = i; // (later positions shift up: still none resident below)
+      this.starts.splice(i, 0, start);
+      this.ends.splice(i, 0, nextMonth(start));
       this.metas.splice(i, 0, {
         start,
         end: nextMonth(start),
@@ -460,7 +482,8 @@ export class ChunkedIndex {
       }
       m.used = touched;
       if (!out) continue;
-      const lv = c.addWindow(i < iFrom ? Number.POSITIVE_INFINITY : from, t, out);
+      // a month before j has every event visible at t: its latest is at most pmax[j], already counted
+      const lv = c.addWindow(i < iFrom ? Number.POSITIVE_INFINITY : from, t, out, i >= j);
       if (lv !== 0 && (!found || lv > latest)) {
         latest = lv;
         found = true;
@@ -521,7 +544,7 @@ export class ChunkedIndex {
     let hi = this.metas.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.metas[mid]!.start < x) lo = mid + 1;
+      if (this.starts[mid]! < x) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -533,7 +556,7 @@ export class ChunkedIndex {
     let hi = this.metas.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.metas[mid]!.end <= x) lo = mid + 1;
+      if (this.ends[mid]! <= x) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -541,14 +564,14 @@ export class ChunkedIndex {
 
   /** Position of the chunk starting at `start`, or ~(insertion point). */
   private positionOf(start: number): number {
-    const metas = this.metas;
-    const last = metas.length - 1;
-    if (last >= 0 && metas[last]!.start === start) return last;
+    const starts = this.starts;
+    const last = starts.length - 1;
+    if (last >= 0 && starts[last] === start) return last;
     let lo = 0;
-    let hi = metas.length;
+    let hi = starts.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const s = metas[mid]!.start;
+      const s = starts[mid]!;
       if (s === start) return mid;
       if (s < start) lo = mid + 1;
       else hi = mid;

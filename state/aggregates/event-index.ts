@@ -20,6 +20,11 @@
  *   HeapNumber off). Inserting or removing anywhere but the end renumbers the later positions: one by
  *   one when they are few (reconcile unlinks and relinks recent races), else in one pass over the table,
  *   the same O(n) as the shift of the records.
+ * - A small index (at most SMALL events: most months of most keys hold one or two) has neither: its
+ *   keys are searched in place, and its window sums are added up from the records in the order the
+ *   cumulative sums would have been (so every answer has the same bits either way). Both are made when
+ *   the index outgrows SMALL. A month chunk with one event then costs four small heap objects rather
+ *   than seven, two of them a typed array and its buffer.
  * All capacities double when full, so appends (the common case: replays arrive mostly in off order)
  * are O(1) amortised; out-of-order inserts and removals are O(n).
  *
@@ -49,7 +54,9 @@ export interface EventIndexJson {
 }
 
 const MIN_CAPACITY = 2;
-const MIN_SLOTS = 8;
+const MIN_SLOTS = 16;
+/** Up to this many events an index keeps neither a key table nor cumulative sums (see the layout above). */
+const SMALL = 8;
 
 /**
  * `len` zeros in an array of unboxed doubles. Filled with a double first, so the array takes the
@@ -72,8 +79,8 @@ export class EventIndex {
   private cap: number;
   private rec: number[];
   private readonly keys: string[] = [];
-  /** cum[i * width + d] = sum of dimension d over events [0, i) */
-  private cum: number[];
+  /** cum[i * width + d] = sum of dimension d over events [0, i); null while the index is small */
+  private cum: number[] | null = null;
   /** first event index whose cumulative sums are stale (rows 0..cumValidTo are valid) */
   private cumValidTo = 0;
   /**
@@ -85,8 +92,8 @@ export class EventIndex {
   private lagHi = 0;
   /** lagLo <= 0 with off + lagLo <= visibleAt in floating point for every event (rounding-safe) */
   private lagLo = 0;
-  /** key -> position + 1 (0 = empty); length is a power of two */
-  private slots: Int32Array;
+  /** key -> position + 1 (0 = empty); length is a power of two; null while the index is small */
+  private slots: Int32Array | null = null;
 
   /** `capacity`: events to make room for up front (a month of a busy entity: fewer doublings) */
   constructor(width: number, capacity = MIN_CAPACITY) {
@@ -94,8 +101,6 @@ export class EventIndex {
     this.stride = 2 + width;
     this.cap = Math.max(MIN_CAPACITY, capacity);
     this.rec = zeros(this.cap * this.stride);
-    this.cum = zeros((this.cap + 1) * width);
-    this.slots = new Int32Array(MIN_SLOTS);
   }
 
   get size(): number {
@@ -104,12 +109,8 @@ export class EventIndex {
 
   /** Inserts or replaces the event with this key (e.g. a raceId). */
   upsert(key: string, off: number, visibleAt: number, vec: ArrayLike<number>): void {
-    const h = hashKey(key);
-    let slot = this.findSlot(key, h);
-    if (slot >= 0) {
-      this.removeAt(this.slots[slot]! - 1, slot);
-      slot = this.findSlot(key, h);
-    }
+    const found = this.find(key);
+    if (found >= 0) this.removeAt(found);
     const n = this.n;
     const S = this.stride;
     const r = this.rec;
@@ -118,26 +119,42 @@ export class EventIndex {
     const i =
       n === 0 || r[last * S]! < off || (r[last * S] === off && this.keys[last]! <= key) ? n : this.upperBound(off, key);
     if (n === this.cap) this.grow(n * 2);
-    if ((n + 1) * 4 > this.slots.length * 3) {
-      this.rehash(this.slots.length * 2);
-      slot = this.findSlot(key, h);
-    }
     const rec = this.rec;
     if (i < n) {
       for (let j = n * S - 1; j >= i * S; j--) rec[j + S] = rec[j]!;
-      this.renumber(i, 1);
+      if (this.slots) this.renumber(i, 1);
       this.keys.splice(i, 0, key);
     } else {
       this.keys.push(key);
     }
-    this.slots[~slot] = i + 1;
     const b = i * S;
     rec[b] = off;
     rec[b + 1] = visibleAt;
     for (let d = 0; d < this.width; d++) rec[b + 2 + d] = vec[d] ?? 0;
     this.n = n + 1;
+    if (this.slots) {
+      if ((n + 1) * 4 > this.slots.length * 3) this.rehash(this.slots.length * 2);
+      else this.slots[~this.findSlot(key, hashKey(key))] = i + 1;
+    } else if (n + 1 > SMALL) {
+      this.rehash(slotsFor(n + 1));
+    }
+    if (this.cum === null && n + 1 > SMALL) {
+      this.cum = zeros((this.cap + 1) * this.width);
+      this.cumValidTo = 0;
+    }
     this.noteLag(off, visibleAt);
     if (i < this.cumValidTo) this.cumValidTo = i;
+  }
+
+  /** The position of the event with this key, or -1. */
+  private find(key: string): number {
+    if (this.slots) {
+      const slot = this.findSlot(key, hashKey(key));
+      return slot >= 0 ? this.slots[slot]! - 1 : -1;
+    }
+    const keys = this.keys;
+    for (let p = 0; p < this.n; p++) if (keys[p] === key) return p;
+    return -1;
   }
 
   /** Widens the lag bounds (maxLag, lagHi, lagLo) to cover an event. */
@@ -157,14 +174,14 @@ export class EventIndex {
    * O(1) to find (hash table); O(1) to drop the newest event, O(n) for an older one.
    */
   remove(key: string): boolean {
-    const slot = this.findSlot(key, hashKey(key));
-    if (slot < 0) return false;
-    this.removeAt(this.slots[slot]! - 1, slot);
+    const p = this.find(key);
+    if (p < 0) return false;
+    this.removeAt(p);
     return true;
   }
 
   has(key: string): boolean {
-    return this.findSlot(key, hashKey(key)) >= 0;
+    return this.find(key) >= 0;
   }
 
   /**
@@ -180,9 +197,10 @@ export class EventIndex {
   /**
    * Adds the counts and sums of `window(fromOff, t)` to `acc` (no allocation: the chunked index sums
    * its months' detail this way) and returns the window's latestVisible (0 when none). With
-   * `fromOff = +Infinity` nothing is counted: only latestVisible is computed.
+   * `fromOff = +Infinity` nothing is counted: only latestVisible is computed. With `latest` false the
+   * latestVisible is not looked for (0 is returned): the caller knows a bound at least as late.
    */
-  addWindow(fromOff: number, t: number, acc: { n: number; sums: number[] }): number {
+  addWindow(fromOff: number, t: number, acc: { n: number; sums: number[] }, latest = true): number {
     const w = this.width;
     const S = this.stride;
     const r = this.rec;
@@ -190,10 +208,26 @@ export class EventIndex {
     const lo = fromOff === Number.POSITIVE_INFINITY ? hi : this.lowerBound(fromOff);
     if (lo !== hi) {
       // (an inverted window, fromOff > t, keeps its old answer: a negative count)
-      this.ensureCum(Math.max(lo, hi));
-      const cum = this.cum;
       const sums = acc.sums;
-      for (let d = 0; d < w; d++) sums[d]! += cum[hi * w + d]! - cum[lo * w + d]!;
+      const cum = this.cum;
+      if (cum) {
+        this.ensureCum(Math.max(lo, hi));
+        for (let d = 0; d < w; d++) sums[d]! += cum[hi * w + d]! - cum[lo * w + d]!;
+      } else {
+        // the two cumulative sums, added up in the order ensureCum would have
+        const top = Math.max(lo, hi);
+        for (let d = 0; d < w; d++) {
+          let cLo = 0;
+          let cHi = 0;
+          let c = 0;
+          for (let i = 0; i <= top; i++) {
+            if (i === lo) cLo = c;
+            if (i === hi) cHi = c;
+            if (i < top) c += r[i * S + 2 + d]!;
+          }
+          sums[d]! += cHi - cLo;
+        }
+      }
       let n = hi - lo;
       // Events off before T but published at or after T are not visible: subtract them.
       const scanFrom = Math.max(lo, this.lowerBound(t - this.maxLag));
@@ -205,15 +239,26 @@ export class EventIndex {
       }
       acc.n += n;
     }
-    return this.latestVisibleAt(t, hi);
+    return latest ? this.latestVisibleAt(t, hi) : 0;
   }
 
   /** Writes the sums over every event into `sums` and returns the count. */
   totalsInto(sums: number[]): number {
     const w = this.width;
     const n = this.n;
-    this.ensureCum(n);
-    for (let d = 0; d < w; d++) sums[d] = this.cum[n * w + d]!;
+    const cum = this.cum;
+    if (cum) {
+      this.ensureCum(n);
+      for (let d = 0; d < w; d++) sums[d] = cum[n * w + d]!;
+      return n;
+    }
+    const S = this.stride;
+    const r = this.rec;
+    for (let d = 0; d < w; d++) {
+      let c = 0;
+      for (let i = 0; i < n; i++) c += r[i * S + 2 + d]!;
+      sums[d] = c;
+    }
     return n;
   }
 
@@ -255,9 +300,10 @@ export class EventIndex {
    */
   compact(): void {
     this.grow(Math.max(this.n, MIN_CAPACITY));
-    let size = MIN_SLOTS;
-    while (this.n * 4 > size * 3) size *= 2;
-    if (size !== this.slots.length) this.rehash(size);
+    if (this.slots) {
+      const size = slotsFor(this.n);
+      if (size !== this.slots.length) this.rehash(size);
+    }
   }
 
   toJSON(): EventIndexJson {
@@ -278,11 +324,25 @@ export class EventIndex {
 
   /** The events as records in order: per event [off, visibleAt, vec[0], .., vec[width - 1]], and their keys. */
   records(): { keys: string[]; rec: Float64Array } {
-    const len = this.n * this.stride;
-    const out = new Float64Array(len);
-    const r = this.rec;
-    for (let i = 0; i < len; i++) out[i] = r[i]!;
+    const out = new Float64Array(this.recordLength);
+    this.recordsInto(out);
     return { keys: this.keys.slice(0, this.n), rec: out };
+  }
+
+  /** The number of doubles `records()` holds. */
+  get recordLength(): number {
+    return this.n * this.stride;
+  }
+
+  /** The event keys in record order (the index's own array: read it, do not keep or change it). */
+  get keyList(): readonly string[] {
+    return this.keys;
+  }
+
+  /** Writes `records()`'s doubles into `out` from position 0 (an encoder's scratch: no array per call). */
+  recordsInto(out: Float64Array): void {
+    const r = this.rec;
+    for (let i = 0, len = this.n * this.stride; i < len; i++) out[i] = r[i]!;
   }
 
   /**
@@ -317,9 +377,10 @@ export class EventIndex {
       idx.noteLag(r[i * S]!, r[i * S + 1]!);
     }
     idx.n = m;
-    let size = MIN_SLOTS;
-    while (m * 4 > size * 3) size *= 2;
-    idx.rehash(size);
+    if (m > SMALL) {
+      idx.rehash(slotsFor(m));
+      idx.cum = zeros((idx.cap + 1) * width);
+    }
     return idx;
   }
 
@@ -327,9 +388,6 @@ export class EventIndex {
     const idx = new EventIndex(j.w);
     const m = j.k.length;
     if (m > idx.cap) idx.grow(m);
-    let size = MIN_SLOTS;
-    while (m * 4 > size * 3) size *= 2;
-    if (size !== idx.slots.length) idx.rehash(size);
     for (let i = 0; i < m; i++) {
       idx.upsert(j.k[i]!, j.o[i]!, j.v[i]!, j.x.slice(i * j.w, (i + 1) * j.w));
     }
@@ -371,15 +429,15 @@ export class EventIndex {
     return found ? best : 0;
   }
 
-  /** Drops the event at position i whose table entry is `slot`. */
-  private removeAt(i: number, slot: number): void {
-    this.deleteSlot(slot);
+  /** Drops the event at position i. */
+  private removeAt(i: number): void {
+    if (this.slots) this.deleteSlot(this.findSlot(this.keys[i]!, hashKey(this.keys[i]!)));
     const n = this.n;
     const S = this.stride;
     if (i < n - 1) {
       const rec = this.rec;
       for (let j = i * S; j < (n - 1) * S; j++) rec[j] = rec[j + S]!;
-      this.renumber(i + 1, -1);
+      if (this.slots) this.renumber(i + 1, -1);
       this.keys.splice(i, 1);
     } else {
       this.keys.pop();
@@ -393,7 +451,7 @@ export class EventIndex {
     const w = this.width;
     const S = this.stride;
     const r = this.rec;
-    const cum = this.cum;
+    const cum = this.cum!;
     for (let i = this.cumValidTo; i < upTo; i++) {
       for (let d = 0; d < w; d++) cum[(i + 1) * w + d] = cum[i * w + d]! + r[i * S + 2 + d]!;
     }
@@ -406,11 +464,13 @@ export class EventIndex {
     const rec = zeros(cap * this.stride);
     const r = this.rec;
     for (let i = 0, len = this.n * this.stride; i < len; i++) rec[i] = r[i]!;
-    const cum = zeros((cap + 1) * this.width);
     const c = this.cum;
-    for (let i = 0, len = (this.cumValidTo + 1) * this.width; i < len; i++) cum[i] = c[i]!;
+    if (c) {
+      const cum = zeros((cap + 1) * this.width);
+      for (let i = 0, len = (this.cumValidTo + 1) * this.width; i < len; i++) cum[i] = c[i]!;
+      this.cum = cum;
+    }
     this.rec = rec;
-    this.cum = cum;
     this.cap = cap;
   }
 
@@ -428,7 +488,7 @@ export class EventIndex {
 
   /** The slot holding `key`, or ~(the empty slot where it would go). */
   private findSlot(key: string, h: number): number {
-    const t = this.slots;
+    const t = this.slots!;
     const mask = t.length - 1;
     let s = h & mask;
     for (;;) {
@@ -441,7 +501,7 @@ export class EventIndex {
 
   /** Empties a slot, moving later entries of its probe run back (linear-probing deletion). */
   private deleteSlot(slot: number): void {
-    const t = this.slots;
+    const t = this.slots!;
     const mask = t.length - 1;
     let hole = slot;
     t[hole] = 0;
@@ -465,7 +525,7 @@ export class EventIndex {
    * being looked up (upwards for -1, downwards for +1), so a key only ever matches its own entry.
    */
   private renumber(from: number, delta: 1 | -1): void {
-    const t = this.slots;
+    const t = this.slots!;
     const n = this.n;
     if ((n - from) * 32 < t.length) {
       const keys = this.keys;
@@ -521,6 +581,13 @@ export class EventIndex {
     }
     return lo;
   }
+}
+
+/** Slots for a table holding n keys at most 3/4 full. */
+function slotsFor(n: number): number {
+  let size = MIN_SLOTS;
+  while (n * 4 > size * 3) size *= 2;
+  return size;
 }
 
 /** First index with a[i] >= x. */
