@@ -27,3 +27,17 @@ export function avroBytes(type: avro.Type, value: unknown, header = 0): Buffer {
     used = 0;
   }
 }
+
+/**
+ * `bytes` bytes of the shared slab starting at a multiple of 8 (so a Float64Array can view them), for
+ * a caller to fill in; read-only to everyone else once filled, like avroBytes' results.
+ */
+export function slabBytes(bytes: number): Buffer {
+  let start = (used + 7) & ~7;
+  if (start + bytes > slab.length) {
+    slab = Buffer.allocUnsafe(Math.max(SLAB_BYTES, bytes));
+    start = 0;
+  }
+  used = start + bytes;
+  return slab.subarray(start, used);
+}

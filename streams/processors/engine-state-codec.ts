@@ -5,9 +5,9 @@
  * Internal to the processor: not a topic value, so not registered.
  */
 import avro from 'avsc';
-import type { ChunkedIndexHead, YearBlock } from '../../state/aggregates/chunked-index.js';
+import type { ChunkedIndex, ChunkedIndexHead, YearBlock } from '../../state/aggregates/chunked-index.js';
 import { EventIndex } from '../../state/aggregates/event-index.js';
-import { avroBytes } from '../avro-bytes.js';
+import { avroBytes, slabBytes } from '../avro-bytes.js';
 import { loadSchemaText } from '../serde.js';
 
 const card = JSON.parse(loadSchemaText('RaceCard')) as avro.Schema;
@@ -167,9 +167,16 @@ export function decodeHead(buf: Buffer): ChunkedIndexHead {
   return { years: Array.from(f64Of(r.years)), pendingRaces: r.pendingRaces, pendingOffs: r.pendingOffs };
 }
 
-/** One year's month summaries (ChunkedIndex.yearBlock's layout) as raw doubles. */
-export function encodeYear(b: YearBlock): Buffer {
-  return f64Bytes(b);
+/**
+ * One year's month summaries of an index (ChunkedIndex.yearBlock's layout) as raw doubles, written
+ * straight into the shared slab: no typed array and no buffer of its own per block (a checkpoint of a
+ * long replay writes hundreds of thousands).
+ */
+export function encodeYearOf(idx: ChunkedIndex, year: number): Buffer {
+  const n = idx.yearBlockLength(year);
+  const out = slabBytes(n * 8);
+  idx.yearBlockInto(year, new Float64Array(out.buffer, out.byteOffset, n));
+  return out;
 }
 
 export function decodeYear(buf: Buffer): YearBlock {
@@ -193,9 +200,15 @@ const CHUNK_TYPE = avro.Type.forSchema(
 
 /** One month of an entity's events as stored. */
 export function encodeChunk(idx: EventIndex): Buffer {
-  const { keys, rec } = idx.records();
-  return avroBytes(CHUNK_TYPE, { w: idx.width, k: keys, r: f64Bytes(rec) });
+  const n = idx.recordLength;
+  if (scratch.length < n) scratch = new Float64Array(Math.max(n, scratch.length * 2));
+  idx.recordsInto(scratch);
+  // the records are copied into the slab by the encoder, so one scratch array serves every chunk
+  return avroBytes(CHUNK_TYPE, { w: idx.width, k: idx.keyList, r: Buffer.from(scratch.buffer, 0, n * 8) });
 }
+
+/** encodeChunk's records before they are encoded (off-heap from the start: viewing its bytes copies nothing). */
+let scratch = new Float64Array(4096);
 
 export function decodeChunk(buf: Buffer): EventIndex {
   const c = CHUNK_TYPE.fromBuffer(buf) as { w: number; k: string[]; r: Buffer };

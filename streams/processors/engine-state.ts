@@ -34,7 +34,7 @@ import {
   decodeYear,
   encodeChunk,
   encodeHead,
-  encodeYear,
+  encodeYearOf,
 } from './engine-state-codec.js';
 import type { ChunkedIndexHead, YearBlock } from '../../state/aggregates/chunked-index.js';
 
@@ -459,7 +459,7 @@ export class EngineState {
           value: encodeChunk(m.chunk!),
         });
       }
-      for (const y of years) ops.push({ type: 'put', key: yearKey(kind, id, y), value: encodeYear(idx.yearBlock(y)) });
+      for (const y of years) ops.push({ type: 'put', key: yearKey(kind, id, y), value: encodeYearOf(idx, y) });
       if (head) ops.push({ type: 'put', key: `i!${kind}!${id}`, value: encodeHead(idx.toHead()) });
     }
     for (const id of this.dirtyCourses) {

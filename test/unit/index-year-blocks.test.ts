@@ -98,6 +98,21 @@ describe('entity index storage by year', () => {
     );
   });
 
+  it('writes each year block as the raw doubles of yearBlock, none overwritten by a later one', async () => {
+    const state = new EngineState(memoryStore());
+    const idx = await longHistory(state, 'S1', 30);
+    // every block is encoded before any is read: a block written over by a later one would show here
+    const blocks = state.takeDirty().filter((op) => op.key.startsWith('y!sire!S1!'));
+    expect(blocks).toHaveLength(30);
+    for (const op of blocks) {
+      const year = Number(op.key.slice('y!sire!S1!'.length));
+      const expected = idx.yearBlock(year);
+      expect(op.type === 'put' && [...new Float64Array(new Uint8Array(op.value).slice().buffer)]).toEqual([
+        ...expected,
+      ]);
+    }
+  });
+
   it('fails loudly when a year block the head names is missing', async () => {
     const store = memoryStore();
     const state = new EngineState(store);
