@@ -27,10 +27,17 @@ export async function runViewMaterializer(deps: {
   group: string;
   untilCaughtUp: boolean;
   signal?: AbortSignal;
+  /**
+   * Called before each batch with the number of input records (cards, results, courses) the view has
+   * consumed with it; the batch waits for a promise it returns. A rebuild holds the view near the
+   * processor with it (see processAll).
+   */
+  gate?: (inputRecords: number) => Promise<void> | undefined;
 }): Promise<{ skipped: number }> {
   const logger = deps.logger.child({ component: 'view-materializer' });
   const { serde, topics } = deps.codecs;
   let skipped = 0;
+  let input = 0;
   await deps.log.consume(
     {
       group: deps.group,
@@ -40,6 +47,11 @@ export async function runViewMaterializer(deps: {
       ...(deps.signal ? { signal: deps.signal } : {}),
     },
     async (batch) => {
+      if (deps.gate) {
+        for (const r of batch.records) if (r.topic !== topics.analytics && r.topic !== topics.courseSnapshots) input++;
+        const wait = deps.gate(input);
+        if (wait) await wait;
+      }
       const events: (ViewEvent & { source?: ChangeSource })[] = [];
       for (const r of batch.records) {
         try {
