@@ -33,7 +33,8 @@ export function avroBytes(type: avro.Type, value: unknown, header = 0): Buffer {
  * a caller to fill in; read-only to everyone else once filled, like avroBytes' results.
  */
 export function slabBytes(bytes: number): Buffer {
-  let start = (used + 7) & ~7;
+  // (a slab of SLAB_BYTES has an ArrayBuffer of its own, at offset 0; aligned on the buffer all the same)
+  let start = ((slab.byteOffset + used + 7) & ~7) - slab.byteOffset;
   if (start + bytes > slab.length) {
     slab = Buffer.allocUnsafe(Math.max(SLAB_BYTES, bytes));
     start = 0;

@@ -23,8 +23,8 @@
  * - A small index (at most SMALL events: most months of most keys hold one or two) has neither: its
  *   keys are searched in place, and its window sums are added up from the records in the order the
  *   cumulative sums would have been (so every answer has the same bits either way). Both are made when
- *   the index outgrows SMALL. A month chunk with one event then costs four small heap objects rather
- *   than seven, two of them a typed array and its buffer.
+ *   the index outgrows SMALL. A month chunk with one event then holds its records and keys only: no
+ *   typed array (with its buffer) and no second array of doubles.
  * All capacities double when full, so appends (the common case: replays arrive mostly in off order)
  * are O(1) amortised; out-of-order inserts and removals are O(n).
  *
@@ -171,7 +171,8 @@ export class EventIndex {
 
   /**
    * Removes the event with this key; no-op when absent. Returns whether it was present.
-   * O(1) to find (hash table); O(1) to drop the newest event, O(n) for an older one.
+   * O(1) to find (hash table, or a look at each of at most SMALL keys); O(1) to drop the newest event,
+   * O(n) for an older one.
    */
   remove(key: string): boolean {
     const p = this.find(key);
