@@ -3,7 +3,7 @@ import { dailySnapshotsFrom } from '../settings.js';
 import { formatGenerationSummary, generateFeed, generationSummary } from '../../domain/generator/index.js';
 import { addDays, parseDate, todayUtc } from '../../domain/time.js';
 import { RacingError } from '../../domain/errors.js';
-import { AnalyticsProcessor } from '../../streams/processors/analytics-processor.js';
+import { AnalyticsProcessor, CATCH_UP_BATCH_RECORDS } from '../../streams/processors/analytics-processor.js';
 import { PartitionOwnership } from '../../streams/processors/ownership.js';
 import { runViewMaterializer, viewTopics } from '../../streams/processors/view-materializer.js';
 import { instrumentLog } from '../../streams/metrics.js';
@@ -140,9 +140,6 @@ export async function openProcessor(rt: Runtime): Promise<AnalyticsProcessor> {
   return processor;
 }
 
-/** How many input records the view may read ahead of the processor while a catch-up runs (one batch). */
-const VIEW_LEAD_RECORDS = 20_000;
-
 /**
  * Holds the view's input near the processor's: the view left free read the whole input history in the
  * first minutes of a rebuild, writing a record per card and result into the same LevelDB while the
@@ -200,8 +197,13 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
   const started = performance.now();
   const bar = progress('process', Math.max(total, 0), 'records');
   const following = new AbortController();
-  const lead = new ViewLead(VIEW_LEAD_RECORDS);
-  const view = (untilCaughtUp: boolean, signal?: AbortSignal, gate?: ViewLead) =>
+  // the view may read one batch of the processor's input ahead of it
+  const lead = new ViewLead(CATCH_UP_BATCH_RECORDS);
+  const view = (
+    untilCaughtUp: boolean,
+    signal?: AbortSignal,
+    gate?: (inputRecords: number) => Promise<void> | undefined,
+  ) =>
     runViewMaterializer({
       log: rt.log,
       codecs: rt.codecs,
@@ -210,9 +212,9 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
       group: rt.groups.view,
       untilCaughtUp,
       ...(signal ? { signal } : {}),
-      ...(gate ? { gate: (n: number) => gate.wait(n) } : {}),
+      ...(gate ? { gate } : {}),
     });
-  const follower = view(false, following.signal, lead);
+  const follower = view(false, following.signal, (n) => lead.wait(n));
   try {
     await processor.run({
       untilCaughtUp: true,

@@ -31,8 +31,6 @@ export type ChunkLoader = (monthStart: number) => Promise<EventIndex | undefined
 export interface ChunkMeta {
   /** first instant of the month (UTC ms) */
   start: number;
-  /** first instant of the next month */
-  end: number;
   n: number;
   maxVisible: number;
   sums: number[];
@@ -73,7 +71,7 @@ export class ChunkedIndex {
   /**
    * The months' first and next-month instants, parallel to `metas`, as arrays of unboxed doubles: the
    * binary searches of every query read them rather than one month object (and its boxed numbers) per
-   * step.
+   * step. (A month's end is kept only here.)
    */
   private readonly starts: number[] = [];
   private readonly ends: number[] = [];
@@ -131,7 +129,6 @@ export class ChunkedIndex {
         idx.ends.push(nextMonth(start));
         idx.metas.push({
           start,
-          end: nextMonth(start),
           n: b[2 + 3 * i]!,
           maxVisible: b[3 + 3 * i]!,
           sums,
@@ -259,7 +256,7 @@ export class ChunkedIndex {
     const metas = this.metas;
     for (let i = this.residentFrom; i < metas.length; i++) {
       const m = metas[i]!;
-      if (m.end > before) break;
+      if (this.ends[i]! > before) break;
       if (m.chunk && !m.dirty && m.used < idleBefore) {
         m.chunk = null;
         dropped++;
@@ -286,7 +283,6 @@ export class ChunkedIndex {
       this.ends.splice(i, 0, nextMonth(start));
       this.metas.splice(i, 0, {
         start,
-        end: nextMonth(start),
         n: 0,
         maxVisible: Number.NEGATIVE_INFINITY,
         sums: new Array<number>(this.width).fill(0),
@@ -384,7 +380,7 @@ export class ChunkedIndex {
     const w = this.width;
     for (let i = iT - 1; i >= 0; i--) {
       const m = this.metas[i]!;
-      if (i < j && m.end <= horizon) {
+      if (i < j && this.ends[i]! <= horizon) {
         // This month and every earlier one are wholly visible and before the horizon: whether any of
         // them holds such an event is in the prefix sums, without walking back through decades.
         return this.ps[(i + 1) * w + dim]! > 0 ? Number.NEGATIVE_INFINITY : undefined;

@@ -29,6 +29,9 @@ export interface ProcessorStats {
   batches: number;
 }
 
+/** Input records the processor takes in one batch (the most: a catch-up's batches are this size). */
+export const CATCH_UP_BATCH_RECORDS = 20_000;
+
 /** Races recomputed per produce when a takeover or an idle flush has many. */
 const FLUSH_SLICE = 2_000;
 
@@ -193,7 +196,7 @@ export class AnalyticsProcessor {
           group: this.group,
           topics: [this.codecs.topics.courses, this.codecs.topics.cards, this.codecs.topics.results],
           untilCaughtUp: options.untilCaughtUp,
-          maxBatchRecords: 20_000,
+          maxBatchRecords: CATCH_UP_BATCH_RECORDS,
           signal: stop.signal,
           startOffsets: async (): Promise<StartOffsets> => this.positions,
         },
