@@ -3,7 +3,13 @@ import { dailySnapshotsFrom } from '../settings.js';
 import { formatGenerationSummary, generateFeed, generationSummary } from '../../domain/generator/index.js';
 import { addDays, parseDate, todayUtc } from '../../domain/time.js';
 import { RacingError } from '../../domain/errors.js';
-import { AnalyticsProcessor, CATCH_UP_BATCH_RECORDS } from '../../streams/processors/analytics-processor.js';
+import { PerformanceObserver } from 'node:perf_hooks';
+import {
+  AnalyticsProcessor,
+  CATCH_UP_BATCH_RECORDS,
+  PHASES,
+  type ProcessorStats,
+} from '../../streams/processors/analytics-processor.js';
 import { PartitionOwnership } from '../../streams/processors/ownership.js';
 import { runViewMaterializer, viewTopics } from '../../streams/processors/view-materializer.js';
 import { instrumentLog } from '../../streams/metrics.js';
@@ -109,6 +115,45 @@ export interface ProcessFigures {
   deadLetters: number;
   seconds: number;
   rowsPerSecond: number;
+  /**
+   * Where the processor's seconds went (ProcessorStats.phaseMs, see PHASES) and, beside them, the
+   * seconds of the process's garbage-collection pauses meanwhile: `gcMinor` (scavenges), `gcMajor`
+   * (mark-compact pauses) and `gcOther` (incremental marking steps, weak callbacks).
+   */
+  phaseSeconds: Record<string, number>;
+}
+
+/** Seconds of garbage-collection pauses by kind while it observes (see ProcessFigures.phaseSeconds). */
+class GcTime {
+  readonly ms = { gcMinor: 0, gcMajor: 0, gcOther: 0 };
+  private readonly observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e as { detail?: { kind?: number } }).detail?.kind;
+      // perf_hooks.constants: NODE_PERFORMANCE_GC_MINOR = 1, _MAJOR = 4 (_INCREMENTAL = 8, _WEAKCB = 16)
+      if (kind === 1) this.ms.gcMinor += e.duration;
+      else if (kind === 4) this.ms.gcMajor += e.duration;
+      else this.ms.gcOther += e.duration;
+    }
+  });
+  constructor() {
+    this.observer.observe({ entryTypes: ['gc'] });
+  }
+  stop(): void {
+    this.observer.disconnect();
+  }
+}
+
+/** The phases' seconds (and the collector's), rounded to tenths. */
+function phaseSeconds(stats: ProcessorStats, gc: GcTime): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const p of PHASES) out[p] = Math.round(stats.phaseMs[p] / 100) / 10;
+  for (const [k, v] of Object.entries(gc.ms)) out[k] = Math.round(v / 100) / 10;
+  return out;
+}
+
+/** `RACING_PROGRESS_PHASES=1`: each progress line of `process` and `rebuild` also shows the phases' seconds so far. */
+function phasesInProgress(): boolean {
+  return process.env['RACING_PROGRESS_PHASES'] === '1';
 }
 
 /**
@@ -196,6 +241,8 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
   const loadSeconds = (performance.now() - opened) / 1000;
   const started = performance.now();
   const bar = progress('process', Math.max(total, 0), 'records');
+  const gc = new GcTime();
+  const showPhases = phasesInProgress();
   const following = new AbortController();
   // the view may read one batch of the processor's input ahead of it
   const lead = new ViewLead(CATCH_UP_BATCH_RECORDS);
@@ -221,7 +268,10 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
       checkpointIntervalMs: rt.config.catchUpCheckpointMs,
       onBatch: (s) => {
         lead.processed(s.records);
-        bar.update(s.records, `${s.rowsEmitted} rows`);
+        bar.update(
+          s.records,
+          showPhases ? `${s.rowsEmitted} rows ${JSON.stringify(phaseSeconds(s, gc))}` : `${s.rowsEmitted} rows`,
+        );
       },
     });
     if (rt.ownership && rt.groups.owners && !rt.ownership.joinedOnce) {
@@ -231,6 +281,7 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
       await processor.checkpointNow(); // what it owns and emitted, so a restart takes over nothing
     }
   } finally {
+    gc.stop();
     lead.release();
     following.abort();
     await follower;
@@ -251,6 +302,7 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
     deadLetters: processor.stats.deadLetters,
     seconds,
     rowsPerSecond: seconds > 0 ? processor.stats.rowsEmitted / seconds : 0,
+    phaseSeconds: phaseSeconds(processor.stats, gc),
     processor,
   };
 }

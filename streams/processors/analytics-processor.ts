@@ -27,7 +27,28 @@ export interface ProcessorStats {
   /** course snapshot rows and tombstones produced */
   snapshotsEmitted: number;
   batches: number;
+  /** where the processor's time went, in milliseconds since it opened (see PHASES) */
+  phaseMs: Record<Phase, number>;
 }
+
+/**
+ * The steps of a batch and of a checkpoint whose time the processor counts: decoding the input,
+ * loading the state the batch needs (prefetch), applying its events, computing rows (the batch's own
+ * races, then their dependents, with snapshots), producing, and the checkpoint's encoding of the
+ * changed state, its store write and the eviction after it.
+ */
+export const PHASES = [
+  'decode',
+  'prefetch',
+  'apply',
+  'direct',
+  'dependents',
+  'produce',
+  'encode',
+  'write',
+  'evict',
+] as const;
+export type Phase = (typeof PHASES)[number];
 
 /** Input records the processor takes in one batch (the most: a catch-up's batches are this size). */
 export const CATCH_UP_BATCH_RECORDS = 20_000;
@@ -43,7 +64,15 @@ export class AnalyticsProcessor {
     tombstones: 0,
     snapshotsEmitted: 0,
     batches: 0,
+    phaseMs: Object.fromEntries(PHASES.map((p) => [p, 0])) as Record<Phase, number>,
   };
+  private phaseFrom = 0;
+  /** Adds the time since the previous mark to `phase`. */
+  private mark(phase: Phase | undefined): void {
+    const now = performance.now();
+    if (phase) this.stats.phaseMs[phase] += now - this.phaseFrom;
+    this.phaseFrom = now;
+  }
   private constructor(
     private readonly log: LogPort,
     private readonly codecs: Codecs,
@@ -216,22 +245,30 @@ export class AnalyticsProcessor {
 
   /** One batch of input: apply it, produce what changed, checkpoint when one is due. */
   private async applyBatch(batch: LogBatch, interval: number, onBatch?: (s: ProcessorStats) => void): Promise<void> {
+    this.mark(undefined);
     const { events, deadLetters } = await decodeInputs(this.codecs, batch.records);
+    this.mark('decode');
     await this.engine.prefetch(events);
+    this.mark('prefetch');
     for (const e of events) {
       if (e.kind === 'card') await this.engine.applyCard(e.value);
       else if (e.kind === 'result') await this.engine.applyResult(e.value);
       else await this.engine.applyCourse(e.value);
     }
+    this.mark('apply');
     // The races whose own card or result is in the batch first, produced at once: a result's final rows
     // do not wait for the provisional rows of the pending races its horses, jockeys, trainers, sires and
     // course key touch. Those follow, recomputed in slices that let the rest of the service (the view,
     // the stream) run in between; the checkpoint below still comes after both are produced.
     const directComputed = await this.flushOutputs(undefined, { directOnly: true });
     const direct = this.owned(directComputed);
+    this.mark('direct');
     if (direct.rows.length > 0) await this.log.produce(this.codecs.topics.analytics, direct.rows);
+    this.mark('produce');
+    // (the slices' yields count here too: the view and the stream run in them)
     const computed = await this.flushOutputs(undefined, { between: timeSlices() });
     const { rows, snapshots } = this.owned(computed);
+    this.mark('dependents');
     if (deadLetters.length > 0) {
       await this.log.produce(this.codecs.topics.deadLetter, deadLetters);
       this.logger.warn(
@@ -241,6 +278,7 @@ export class AnalyticsProcessor {
     }
     if (rows.length > 0) await this.log.produce(this.codecs.topics.analytics, rows);
     if (snapshots.length > 0) await this.log.produce(this.codecs.topics.courseSnapshots, snapshots);
+    this.mark('produce');
     for (const r of batch.records) this.positions.set(`${r.topic}:${r.partition}`, r.offset + 1);
     // rows dropped by `owned` are marked emitted until the queued ownership change forgets them
     const dropped =
@@ -429,6 +467,7 @@ export class AnalyticsProcessor {
    * state that is now clean and cold (it is reloaded from the store if the stream needs it again).
    */
   async checkpoint(): Promise<void> {
+    this.mark(undefined);
     const ops: BatchOp[] = this.engine.state.takeDirty().map((op) => ({ ...op, key: `e/${op.key}` }));
     for (const [k, v] of this.positions) ops.push({ type: 'put', key: `o/${k}`, value: Buffer.from(String(v)) });
     if (this.ownership) {
@@ -438,8 +477,11 @@ export class AnalyticsProcessor {
         value: Buffer.from(JSON.stringify([...this.current].sort((a, b) => a - b))),
       });
     }
+    this.mark('encode');
     await this.store.batch(ops);
+    this.mark('write');
     this.engine.state.evict();
+    this.mark('evict');
   }
 }
 

@@ -1,0 +1,48 @@
+/**
+ * The figures `racing process` and `racing rebuild` print: where the processor's time went, by phase
+ * (docs/performance.md reads them), beside the garbage collector's pauses.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { serviceConfigFromEnv } from '../../cli/config.js';
+import { generate, processAll } from '../../cli/commands/pipeline.js';
+import { openRuntime } from '../../cli/runtime.js';
+import { silentLogger } from '../../domain/logger.js';
+import { PHASES } from '../../streams/processors/analytics-processor.js';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+describe('the processing figures', () => {
+  it('count each phase of the batches and checkpoints, and together no more than the run took', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'racing-figures-'));
+    dirs.push(dir);
+    // a checkpoint after every batch, so the checkpoint's phases are counted too
+    const env = { LOG_LEVEL: 'silent', RACING_DATA_DIR: dir, RACING_CATCHUP_CHECKPOINT_MS: '10' };
+    const rt = await openRuntime(serviceConfigFromEnv(env), silentLogger());
+    try {
+      await generate(rt, { from: '2024-05-01', to: '2024-05-06', seed: 5 });
+      const started = performance.now();
+      const figures = await processAll(rt);
+      const wallMs = performance.now() - started;
+      const ms = figures.processor.stats.phaseMs;
+
+      expect(Object.keys(ms).sort()).toEqual([...PHASES].sort());
+      // every phase ran in a run that computed rows and wrote checkpoints
+      for (const p of PHASES) expect(ms[p], p).toBeGreaterThan(0);
+      // the phases are spans of one thread that never overlap: their sum fits in the run
+      const sum = PHASES.reduce((a, p) => a + ms[p], 0);
+      expect(sum).toBeLessThanOrEqual(wallMs);
+      expect(sum).toBeGreaterThan(0.5 * figures.seconds * 1000);
+
+      // the printed figures: the same phases in seconds (tenths), and the collector's pauses
+      expect(Object.keys(figures.phaseSeconds).sort()).toEqual([...PHASES, 'gcMajor', 'gcMinor', 'gcOther'].sort());
+      for (const p of PHASES) expect(figures.phaseSeconds[p]).toBe(Math.round(ms[p] / 100) / 10);
+      expect(figures.phaseSeconds['gcMinor']).toBeGreaterThanOrEqual(0);
+    } finally {
+      await rt.close();
+    }
+  }, 120_000);
+});
