@@ -127,14 +127,13 @@ export const HORSE_TYPE = avro.Type.forSchema(
 );
 
 /**
- * Doubles as raw bytes in this host's byte order (a Float64Array's own bytes: no per-value encoding).
- * The state format names the byte order (engine-state.ts), so a data dir moved to a host of the other
- * order is replayed rather than misread.
+ * Doubles are stored as raw bytes in this host's byte order (a Float64Array's own bytes: no per-value
+ * encoding). The state format names the byte order (engine-state.ts), so a data dir moved to a host of
+ * the other order is replayed rather than misread. They are written through this scratch array, which
+ * lives off the heap from the start (viewing the bytes of an on-heap typed array makes V8 move it
+ * first); the encoder copies them into the slab, so one array serves every record.
  */
-function f64Bytes(a: Float64Array | readonly number[]): Buffer {
-  const f = a instanceof Float64Array ? a : new Float64Array(a); // (Float64Array.from is ~3x slower on an array)
-  return Buffer.from(f.buffer, f.byteOffset, f.byteLength);
-}
+let scratch = new Float64Array(4096);
 
 function f64Of(b: Buffer): Float64Array {
   if (b.byteLength % 8 !== 0) throw new Error(`state record: ${b.byteLength} bytes is not a whole number of doubles`);
@@ -159,7 +158,14 @@ const HEAD_RECORD = avro.Type.forSchema(
 );
 
 export function encodeHead(h: ChunkedIndexHead): Buffer {
-  return avroBytes(HEAD_RECORD, { years: f64Bytes(h.years), pendingRaces: h.pendingRaces, pendingOffs: h.pendingOffs });
+  const n = h.years.length;
+  if (scratch.length < n) scratch = new Float64Array(Math.max(n, scratch.length * 2));
+  for (let i = 0; i < n; i++) scratch[i] = h.years[i]!;
+  return avroBytes(HEAD_RECORD, {
+    years: Buffer.from(scratch.buffer, 0, n * 8),
+    pendingRaces: h.pendingRaces,
+    pendingOffs: h.pendingOffs,
+  });
 }
 
 export function decodeHead(buf: Buffer): ChunkedIndexHead {
@@ -206,9 +212,6 @@ export function encodeChunk(idx: EventIndex): Buffer {
   // the records are copied into the slab by the encoder, so one scratch array serves every chunk
   return avroBytes(CHUNK_TYPE, { w: idx.width, k: idx.keyList, r: Buffer.from(scratch.buffer, 0, n * 8) });
 }
-
-/** encodeChunk's records before they are encoded (off-heap from the start: viewing its bytes copies nothing). */
-let scratch = new Float64Array(4096);
 
 export function decodeChunk(buf: Buffer): EventIndex {
   const c = CHUNK_TYPE.fromBuffer(buf) as { w: number; k: string[]; r: Buffer };

@@ -113,6 +113,27 @@ describe('entity index storage by year', () => {
     }
   });
 
+  it('writes each head with its own years and pending races, none overwritten by a later one', async () => {
+    const store = memoryStore();
+    const state = new EngineState(store);
+    // heads of different lengths, all encoded in one checkpoint before any is read back
+    const years = [1, 7, 3, 12];
+    for (const [n, y] of years.entries()) {
+      const idx = await longHistory(state, `S${n}`, y);
+      idx.setPending(`P${n}`, Date.UTC(2020, 0, 1 + n));
+    }
+    await store.batch(state.takeDirty());
+    const reread = new EngineState(store);
+    for (const [n, y] of years.entries()) {
+      const idx = (await reread.index('sire', `S${n}`))!;
+      expect(idx.toHead()).toEqual({
+        years: Array.from({ length: y }, (_, i) => Date.UTC(1990 + i, 0, 1)),
+        pendingRaces: [`P${n}`],
+        pendingOffs: [Date.UTC(2020, 0, 1 + n)],
+      });
+    }
+  });
+
   it('fails loudly when a year block the head names is missing', async () => {
     const store = memoryStore();
     const state = new EngineState(store);
