@@ -6,6 +6,23 @@
 
 export type BatchOp = { type: 'put'; key: string; value: Buffer } | { type: 'del'; key: string };
 
+/**
+ * An atomic batch built one operation at a time (StorePort.writeBatch): a writer with very many
+ * operations (a checkpoint of a long replay has hundreds of thousands) hands each over as it makes it,
+ * rather than holding them all as objects first. Nothing is visible until `write` resolves, and then
+ * all of it is. Each key and value is copied when it is added, so the caller may reuse their bytes.
+ */
+export interface StoreBatch {
+  put(key: string, value: Buffer): void;
+  del(key: string): void;
+  /** operations added so far */
+  readonly length: number;
+  /** Applies every operation added, or none. A batch is written (or discarded) once. */
+  write(): Promise<void>;
+  /** Drops the batch unwritten (after a failure while filling it in). */
+  discard(): Promise<void>;
+}
+
 export interface RangeOptions {
   /** Inclusive lower bound. */
   gte?: string;
@@ -24,6 +41,8 @@ export interface StorePort {
   del(key: string): Promise<void>;
   /** Applies every operation or none. */
   batch(ops: readonly BatchOp[]): Promise<void>;
+  /** A batch to fill in operation by operation, then write as one (see StoreBatch). */
+  writeBatch(): StoreBatch;
   /** Entries in key order within the range. */
   entries(range?: RangeOptions): AsyncIterable<[string, Buffer]>;
   /** Deletes every key in the range. */

@@ -5,7 +5,7 @@
  */
 import { ClassicLevel } from 'classic-level';
 import { RacingError } from '../../domain/errors.js';
-import type { BatchOp, RangeOptions, StorePort } from '../store-port.js';
+import type { BatchOp, RangeOptions, StoreBatch, StorePort } from '../store-port.js';
 
 /** A StorePort over classic-level; `db` exposes the raw handle for diagnostics and maintenance only. */
 export type LevelStore = StorePort & { readonly db: unknown };
@@ -121,6 +121,28 @@ function view(db: Db, prefix: string, prefixBytes: Buffer): StorePort {
           op.type === 'put' ? { type: 'put', key: k(op.key), value: op.value } : { type: 'del', key: k(op.key) };
       }
       await db.batch(mapped);
+    },
+    writeBatch(): StoreBatch {
+      // classic-level's chained batch copies each operation into the native write batch as it is added
+      const batch = db.batch();
+      return {
+        put(key, value) {
+          batch.put(k(key), value);
+        },
+        del(key) {
+          batch.del(k(key));
+        },
+        get length() {
+          return batch.length;
+        },
+        async write() {
+          if (batch.length === 0) await batch.close();
+          else await batch.write();
+        },
+        async discard() {
+          await batch.close();
+        },
+      };
     },
     async *entries(range: RangeOptions = {}) {
       const native = nativeRange(prefixBytes, range);

@@ -7,7 +7,7 @@ import { defaultPartition } from '../../domain/murmur2.js';
 import { snapshotCalendar } from '../../domain/features/snapshot-calendar.js';
 import type { AnalyticsRow } from '../../domain/avro-types.generated.js';
 import type { Logger } from '../../domain/logger.js';
-import type { BatchOp, StorePort } from '../../state/store-port.js';
+import type { StorePort } from '../../state/store-port.js';
 import type { Codecs } from '../codecs.js';
 import type { LogBatch, LogPort, OutRecord, StartOffsets } from '../log-port.js';
 import { AnalyticsEngine, type FlushOptions, rowFingerprint } from './analytics-engine.js';
@@ -468,17 +468,19 @@ export class AnalyticsProcessor {
    */
   async checkpoint(): Promise<void> {
     this.mark(undefined);
-    const ops: BatchOp[] = this.engine.state.takeDirty().map((op) => ({ ...op, key: `e/${op.key}` }));
-    for (const [k, v] of this.positions) ops.push({ type: 'put', key: `o/${k}`, value: Buffer.from(String(v)) });
-    if (this.ownership) {
-      ops.push({
-        type: 'put',
-        key: OWNED_KEY,
-        value: Buffer.from(JSON.stringify([...this.current].sort((a, b) => a - b))),
-      });
+    // Each record goes into the store's batch as it is encoded: a catch-up's checkpoint has hundreds
+    // of thousands, and holding them all as operations first was most of its memory.
+    const batch = this.store.writeBatch();
+    try {
+      this.engine.state.writeDirty((key, value) => batch.put(`e/${key}`, value));
+      for (const [k, v] of this.positions) batch.put(`o/${k}`, Buffer.from(String(v)));
+      if (this.ownership) batch.put(OWNED_KEY, Buffer.from(JSON.stringify([...this.current].sort((a, b) => a - b))));
+      this.mark('encode');
+      await batch.write();
+    } catch (e) {
+      await batch.discard().catch(() => undefined);
+      throw e;
     }
-    this.mark('encode');
-    await this.store.batch(ops);
     this.mark('write');
     this.engine.state.evict();
     this.mark('evict');

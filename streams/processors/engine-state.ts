@@ -431,42 +431,47 @@ export class EngineState {
 
   /** The store operations for everything changed since the last call; forgets the changes. */
   takeDirty(): BatchOp[] {
-    const ops: BatchOp[] = [{ type: 'put', key: 'format', value: Buffer.from(STATE_FORMAT) }];
+    const ops: BatchOp[] = [];
+    this.writeDirty((key, value) => ops.push({ type: 'put', key, value }));
+    return ops;
+  }
+
+  /**
+   * Hands each record of what changed since the last call to `put` as it is encoded (a checkpoint puts
+   * them straight into a store batch: no array of hundreds of thousands of operations), and marks the
+   * state clean. Values are views of the shared encoding slab (avroBytes): read-only, and copied by a
+   * store batch when added.
+   */
+  writeDirty(put: (key: string, value: Buffer) => void): void {
+    put('format', Buffer.from(STATE_FORMAT));
     for (const id of this.dirtyRaces) {
       const r = this.races.get(id);
-      if (r) ops.push({ type: 'put', key: `r!${id}`, value: avroBytes(RACE_STATE_TYPE, r) });
+      if (r) put(`r!${id}`, avroBytes(RACE_STATE_TYPE, r));
     }
     for (const id of this.dirtyHorses) {
       const h = this.horses.get(id);
       if (!h) continue;
-      ops.push({
-        type: 'put',
-        key: `h!${id}`,
-        value: avroBytes(HORSE_TYPE, {
+      put(
+        `h!${id}`,
+        avroBytes(HORSE_TYPE, {
           runs: h.runs,
           pendingRaces: [...h.pending.keys()],
           pendingOffs: [...h.pending.values()],
         }),
-      });
+      );
     }
     for (const idx of this.dirtyIndexes) {
       const [kind, id] = this.indexIds.get(idx)!;
       const { head, chunks, years } = idx.takeDirty();
-      for (const m of chunks) {
-        ops.push({
-          type: 'put',
-          key: chunkKey(kind, id, m.start),
-          value: encodeChunk(m.chunk!),
-        });
-      }
-      for (const y of years) ops.push({ type: 'put', key: yearKey(kind, id, y), value: encodeYearOf(idx, y) });
-      if (head) ops.push({ type: 'put', key: `i!${kind}!${id}`, value: encodeHead(idx.toHead()) });
+      for (const m of chunks) put(chunkKey(kind, id, m.start), encodeChunk(m.chunk!));
+      for (const y of years) put(yearKey(kind, id, y), encodeYearOf(idx, y));
+      if (head) put(`i!${kind}!${id}`, encodeHead(idx.toHead()));
     }
     for (const id of this.dirtyCourses) {
-      ops.push({ type: 'put', key: `co!${id}`, value: Buffer.from(JSON.stringify(this.courses.get(id))) });
+      put(`co!${id}`, Buffer.from(JSON.stringify(this.courses.get(id))));
     }
     for (const [courseId, raceId] of this.newCourseRaces) {
-      ops.push({ type: 'put', key: `cr!${courseId}!${raceId}`, value: Buffer.alloc(0) });
+      put(`cr!${courseId}!${raceId}`, Buffer.alloc(0));
     }
     this.dirtyRaces.clear();
     this.dirtyHorses.clear();
@@ -475,7 +480,6 @@ export class EngineState {
     this.dirtyCourses.clear();
     this.newCourseRaces.length = 0;
     if (this.store) this.courseRaces.clear();
-    return ops;
   }
 
   /**

@@ -109,6 +109,53 @@ export function describeStore(name: string, factory: StoreFactory): void {
       expect(seen.at(-1)).toBe(2_000);
     });
 
+    it('writes a batch filled in one operation at a time as one, copying each value as it is added', async () => {
+      await store.put('gone', b('x'));
+      const batch = store.writeBatch();
+      const reused = Buffer.from('first');
+      batch.put('w!1', reused);
+      reused.write('SECND'); // the caller reuses its bytes at once
+      batch.put('w!2', reused);
+      batch.del('gone');
+      batch.put('w!0', b('once'));
+      batch.put('w!0', b('again')); // a later operation on a key wins
+      expect(batch.length).toBe(5);
+      // nothing is visible before the write
+      expect(await store.get('w!2')).toBeUndefined();
+      expect((await store.get('gone'))?.toString()).toBe('x');
+      await batch.write();
+      expect(await collect(store.entries({ gte: 'w!', lt: 'w"' }))).toEqual([
+        ['w!0', 'again'],
+        ['w!1', 'first'],
+        ['w!2', 'SECND'],
+      ]);
+      expect(await store.get('gone')).toBeUndefined();
+      // an empty batch writes nothing; a discarded one is never applied
+      await expect(store.writeBatch().write()).resolves.toBeUndefined();
+      const dropped = store.writeBatch();
+      dropped.put('w!3', b('no'));
+      await dropped.discard();
+      expect(await store.get('w!3')).toBeUndefined();
+    });
+
+    it('never exposes half of a batch filled in one operation at a time', async () => {
+      const batch = store.writeBatch();
+      for (let i = 0; i < 2_000; i++) batch.put(`wb!${String(i).padStart(5, '0')}`, Buffer.alloc(256, i % 251));
+      const pending = batch.write();
+      const seen: number[] = [];
+      let done = false;
+      void pending.then(() => {
+        done = true;
+      });
+      do {
+        seen.push((await keys(store, { gte: 'wb!', lt: 'wb"' })).length);
+      } while (!done);
+      await pending;
+      seen.push((await keys(store, { gte: 'wb!', lt: 'wb"' })).length);
+      for (const n of seen) expect([0, 2_000]).toContain(n);
+      expect(seen.at(-1)).toBe(2_000);
+    });
+
     it('lists entries in key order with gte (inclusive), lt (exclusive), reverse and limit', async () => {
       for (const k of ['d', 'b', 'e', 'a', 'c']) await store.put(k, b(k.toUpperCase()));
       expect(await collect(store.entries())).toEqual([

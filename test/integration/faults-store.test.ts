@@ -37,6 +37,23 @@ function failingStore(inner: StorePort, failAt: number, onBatch: () => Promise<v
       await s.batch(ops);
       await onBatch();
     },
+    writeBatch() {
+      const inner = s.writeBatch();
+      return {
+        put: (k, v) => inner.put(k, v),
+        del: (k) => inner.del(k),
+        get length() {
+          return inner.length;
+        },
+        discard: () => inner.discard(),
+        async write() {
+          calls++;
+          if (calls === failAt) throw new Error('injected: write failed (ENOSPC: no space left on device)');
+          await inner.write();
+          await onBatch();
+        },
+      };
+    },
   });
   return wrap(inner);
 }

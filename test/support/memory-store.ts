@@ -1,4 +1,4 @@
-import type { BatchOp, RangeOptions, StorePort } from '../../state/store-port.js';
+import type { BatchOp, RangeOptions, StoreBatch, StorePort } from '../../state/store-port.js';
 
 /** An in-memory StorePort for fast unit tests (sorted by UTF-8 byte order like LevelDB). */
 export function memoryStore(): StorePort {
@@ -39,6 +39,35 @@ function scoped(map: Map<string, Buffer>, prefix: string): StorePort {
         if (op.type === 'put') map.set(prefix + op.key, op.value);
         else map.delete(prefix + op.key);
       }
+    },
+    writeBatch(): StoreBatch {
+      // copies as it goes, like the native batch: the caller may reuse a value's bytes after put
+      const ops: BatchOp[] = [];
+      let done = false;
+      const open = () => {
+        if (done) throw new Error('this batch was already written or discarded');
+      };
+      return {
+        put(key, value) {
+          open();
+          ops.push({ type: 'put', key, value: Buffer.from(value) });
+        },
+        del(key) {
+          open();
+          ops.push({ type: 'del', key });
+        },
+        get length() {
+          return ops.length;
+        },
+        async write() {
+          open();
+          done = true;
+          await store.batch(ops);
+        },
+        async discard() {
+          done = true;
+        },
+      };
     },
     async *entries(range: RangeOptions = {}) {
       for (const k of keysIn(range)) {

@@ -30,6 +30,21 @@ function countingStore(inner: StorePort = memoryStore()): StorePort & { writes: 
       s.writes++;
       await inner.batch(ops);
     },
+    writeBatch() {
+      const b = inner.writeBatch();
+      return {
+        put: (k: string, v: Buffer) => b.put(k, v),
+        del: (k: string) => b.del(k),
+        get length() {
+          return b.length;
+        },
+        discard: () => b.discard(),
+        async write() {
+          s.writes++;
+          await b.write();
+        },
+      };
+    },
   };
   return s;
 }
