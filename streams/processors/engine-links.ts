@@ -176,6 +176,26 @@ export interface LinkPlan {
   /** the index of each key as far as looked up (aligned with `keys`), valid while `epoch` is the state's */
   idx: (ChunkedIndex | undefined)[];
   epoch: number;
+  /** the key of this race's event in each key's index (aligned with `keys`), once asked for (eventKeys) */
+  events?: { raceId: string; keys: string[] };
+}
+
+/**
+ * The key of the race's event in the index of each key of the plan: the race id for per-race kinds,
+ * `raceId:horseId` for per-runner kinds. Built once per runner and shared by all its kinds' indexes (one
+ * string in memory where there were nine).
+ */
+export function eventKeys(plan: LinkPlan, raceId: string): readonly string[] {
+  if (plan.events?.raceId === raceId) return plan.events.keys;
+  const ofRunner = new Map<RunnerFacts, string>();
+  const out = plan.keys.map(([, , r]) => {
+    if (r === null) return raceId;
+    let key = ofRunner.get(r);
+    if (key === undefined) ofRunner.set(r, (key = rowKey(raceId, r.horseId)));
+    return key;
+  });
+  plan.events = { raceId, keys: out };
+  return out;
 }
 
 const planCache = new WeakMap<RaceLinks, LinkPlan>();
@@ -252,13 +272,14 @@ export class Linker {
       this.state.touchHorse(r.horseId);
       this.markHorseDependents(h, l.off, raceId);
     }
+    const events = eventKeys(plan, raceId);
     for (let p = 0; p < keys.length; p++) {
       const [k, key, r] = keys[p]!;
       const i = this.idx(idx, p);
       if (k.per === 'race') {
         i.upsert(raceId, l.off, l.visibleAt, k.vector(l.runners));
         this.onRaceEvent(key, l.visibleAt);
-      } else i.upsert(rowKey(raceId, r!.horseId), l.off, l.visibleAt, k.vector(r!, l));
+      } else i.upsert(events[p]!, l.off, l.visibleAt, k.vector(r!, l));
       if (!k.within) this.markDependents(i, l.off, raceId);
     }
   }
@@ -283,10 +304,11 @@ export class Linker {
       }
       this.markHorseDependents(h, l.off, raceId);
     }
+    const events = eventKeys(plan, raceId);
     for (let p = 0; p < keys.length; p++) {
-      const [k, key, r] = keys[p]!;
+      const [k, key] = keys[p]!;
       const i = this.idx(idx, p);
-      i.remove(k.per === 'race' ? raceId : rowKey(raceId, r!.horseId), l.off);
+      i.remove(events[p]!, l.off);
       if (k.per === 'race') this.onRaceEvent(key, l.visibleAt);
       if (!k.within) this.markDependents(i, l.off, raceId);
     }
