@@ -135,6 +135,12 @@ export const HORSE_TYPE = avro.Type.forSchema(
  */
 let scratch = new Float64Array(4096);
 
+/** The scratch array, with room for at least n doubles. */
+function scratchFor(n: number): Float64Array {
+  if (scratch.length < n) scratch = new Float64Array(Math.max(n, scratch.length * 2));
+  return scratch;
+}
+
 function f64Of(b: Buffer): Float64Array {
   if (b.byteLength % 8 !== 0) throw new Error(`state record: ${b.byteLength} bytes is not a whole number of doubles`);
   const f = new Float64Array(b.byteLength / 8);
@@ -159,10 +165,10 @@ const HEAD_RECORD = avro.Type.forSchema(
 
 export function encodeHead(h: ChunkedIndexHead): Buffer {
   const n = h.years.length;
-  if (scratch.length < n) scratch = new Float64Array(Math.max(n, scratch.length * 2));
-  for (let i = 0; i < n; i++) scratch[i] = h.years[i]!;
+  const years = scratchFor(n);
+  for (let i = 0; i < n; i++) years[i] = h.years[i]!;
   return avroBytes(HEAD_RECORD, {
-    years: Buffer.from(scratch.buffer, 0, n * 8),
+    years: Buffer.from(years.buffer, 0, n * 8),
     pendingRaces: h.pendingRaces,
     pendingOffs: h.pendingOffs,
   });
@@ -207,10 +213,9 @@ const CHUNK_TYPE = avro.Type.forSchema(
 /** One month of an entity's events as stored. */
 export function encodeChunk(idx: EventIndex): Buffer {
   const n = idx.recordLength;
-  if (scratch.length < n) scratch = new Float64Array(Math.max(n, scratch.length * 2));
-  idx.recordsInto(scratch);
-  // the records are copied into the slab by the encoder, so one scratch array serves every chunk
-  return avroBytes(CHUNK_TYPE, { w: idx.width, k: idx.keyList, r: Buffer.from(scratch.buffer, 0, n * 8) });
+  const records = scratchFor(n);
+  idx.recordsInto(records);
+  return avroBytes(CHUNK_TYPE, { w: idx.width, k: idx.keyList, r: Buffer.from(records.buffer, 0, n * 8) });
 }
 
 export function decodeChunk(buf: Buffer): EventIndex {

@@ -20,6 +20,26 @@ async function keys(store: StorePort, range?: Parameters<StorePort['entries']>[0
   return (await collect(store.entries(range))).map(([k]) => k);
 }
 
+/**
+ * Scans the keys under `prefix` over and over while `pending` (a write of 2,000 of them) runs: every
+ * scan must see none or all of them, and the last all.
+ */
+async function expectAllOrNothing(store: StorePort, prefix: string, pending: Promise<void>): Promise<void> {
+  const range = { gte: prefix, lt: `${prefix.slice(0, -1)}"` };
+  const seen: number[] = [];
+  let done = false;
+  void pending.then(() => {
+    done = true;
+  });
+  do {
+    seen.push((await keys(store, range)).length);
+  } while (!done);
+  await pending;
+  seen.push((await keys(store, range)).length);
+  for (const n of seen) expect([0, 2_000]).toContain(n);
+  expect(seen.at(-1)).toBe(2_000);
+}
+
 /** Registers the StorePort contract suite for one adapter. */
 export function describeStore(name: string, factory: StoreFactory): void {
   describe(`StorePort contract: ${name}`, () => {
@@ -94,19 +114,7 @@ export function describeStore(name: string, factory: StoreFactory): void {
         key: `batch!${String(i).padStart(5, '0')}`,
         value: Buffer.alloc(256, i % 251),
       }));
-      const pending = store.batch(ops);
-      const seen: number[] = [];
-      let done = false;
-      void pending.then(() => {
-        done = true;
-      });
-      do {
-        seen.push((await keys(store, { gte: 'batch!', lt: 'batch"' })).length);
-      } while (!done);
-      await pending;
-      seen.push((await keys(store, { gte: 'batch!', lt: 'batch"' })).length);
-      for (const n of seen) expect([0, 2_000]).toContain(n);
-      expect(seen.at(-1)).toBe(2_000);
+      await expectAllOrNothing(store, 'batch!', store.batch(ops));
     });
 
     it('writes a batch filled in one operation at a time as one, copying each value as it is added', async () => {
@@ -141,19 +149,7 @@ export function describeStore(name: string, factory: StoreFactory): void {
     it('never exposes half of a batch filled in one operation at a time', async () => {
       const batch = store.writeBatch();
       for (let i = 0; i < 2_000; i++) batch.put(`wb!${String(i).padStart(5, '0')}`, Buffer.alloc(256, i % 251));
-      const pending = batch.write();
-      const seen: number[] = [];
-      let done = false;
-      void pending.then(() => {
-        done = true;
-      });
-      do {
-        seen.push((await keys(store, { gte: 'wb!', lt: 'wb"' })).length);
-      } while (!done);
-      await pending;
-      seen.push((await keys(store, { gte: 'wb!', lt: 'wb"' })).length);
-      for (const n of seen) expect([0, 2_000]).toContain(n);
-      expect(seen.at(-1)).toBe(2_000);
+      await expectAllOrNothing(store, 'wb!', batch.write());
     });
 
     it('lists entries in key order with gte (inclusive), lt (exclusive), reverse and limit', async () => {

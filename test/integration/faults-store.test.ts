@@ -13,6 +13,7 @@ import { generate, processAll } from '../../cli/commands/pipeline.js';
 import { openRuntime } from '../../cli/runtime.js';
 import { silentLogger } from '../../domain/logger.js';
 import type { BatchOp, StorePort } from '../../state/store-port.js';
+import { hookWrite } from '../support/store-batch.js';
 import { Fixture } from './fault-support.js';
 
 const fx = new Fixture();
@@ -37,23 +38,13 @@ function failingStore(inner: StorePort, failAt: number, onBatch: () => Promise<v
       await s.batch(ops);
       await onBatch();
     },
-    writeBatch() {
-      const inner = s.writeBatch();
-      return {
-        put: (k, v) => inner.put(k, v),
-        del: (k) => inner.del(k),
-        get length() {
-          return inner.length;
-        },
-        discard: () => inner.discard(),
-        async write() {
-          calls++;
-          if (calls === failAt) throw new Error('injected: write failed (ENOSPC: no space left on device)');
-          await inner.write();
-          await onBatch();
-        },
-      };
-    },
+    writeBatch: () =>
+      hookWrite(s.writeBatch(), async (write) => {
+        calls++;
+        if (calls === failAt) throw new Error('injected: write failed (ENOSPC: no space left on device)');
+        await write();
+        await onBatch();
+      }),
   });
   return wrap(inner);
 }

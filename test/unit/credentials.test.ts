@@ -5,6 +5,7 @@ import { hashPassword, verifyPassword } from '../../state/credentials/password.j
 import { SessionStore, type StoredSession } from '../../state/credentials/session-store.js';
 import type { BatchOp, StorePort } from '../../state/store-port.js';
 import { memoryStore } from '../support/memory-store.js';
+import { hookWrite } from '../support/store-batch.js';
 
 const cheap = (p: string) => hashPassword(p, { logN: 10, r: 8, p: 1 });
 
@@ -30,21 +31,11 @@ function countingStore(inner: StorePort = memoryStore()): StorePort & { writes: 
       s.writes++;
       await inner.batch(ops);
     },
-    writeBatch() {
-      const b = inner.writeBatch();
-      return {
-        put: (k: string, v: Buffer) => b.put(k, v),
-        del: (k: string) => b.del(k),
-        get length() {
-          return b.length;
-        },
-        discard: () => b.discard(),
-        async write() {
-          s.writes++;
-          await b.write();
-        },
-      };
-    },
+    writeBatch: () =>
+      hookWrite(inner.writeBatch(), async (write) => {
+        s.writes++;
+        await write();
+      }),
   };
   return s;
 }
