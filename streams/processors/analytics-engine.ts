@@ -50,6 +50,13 @@ export interface FlushOptions {
   directOnly?: boolean;
   /** called after each race recomputed; a promise it returns is awaited (the caller yields) */
   between?: () => Promise<void> | undefined;
+  /**
+   * Takes each output as its race is recomputed, instead of `flush` collecting them: a caller that
+   * encodes it at once keeps a batch's row objects from outliving their race (tens of thousands of
+   * 200-field rows would otherwise survive to the end of a catch-up batch, copied by every young
+   * collection on the way and then promoted).
+   */
+  emit?: (o: RowOutput) => void;
 }
 
 export class AnalyticsEngine {
@@ -161,6 +168,7 @@ export class AnalyticsEngine {
     options: FlushOptions = {},
   ): Promise<RowOutput[]> {
     const out: RowOutput[] = [];
+    const emit = options.emit ?? ((o: RowOutput) => void out.push(o));
     let ids: string[];
     if (options.directOnly) {
       ids = [...this.directRaces].filter((id) => !owns || owns(id)).sort();
@@ -182,7 +190,7 @@ export class AnalyticsEngine {
     }
     await this.state.prefetch({ races: ids, horses: [], indexes: [] });
     for (const raceId of ids) {
-      await this.recompute(this.state.peekRace(raceId) ?? (await this.state.race(raceId)), out);
+      await this.recompute(this.state.peekRace(raceId) ?? (await this.state.race(raceId)), emit);
       const paused = options.between?.();
       if (paused) await paused;
     }
@@ -272,21 +280,21 @@ export class AnalyticsEngine {
     race.links = next;
   }
 
-  private async recompute(race: RaceState, out: RowOutput[]): Promise<void> {
+  private async recompute(race: RaceState, emit: (o: RowOutput) => void): Promise<void> {
     this.counters.racesRecomputed++;
     const rows = await this.computeRows(race);
     const next: Record<string, string> = {};
     for (const row of rows) {
       next[row.horseId] = rowFingerprint(row);
       if (race.emitted[row.horseId] !== next[row.horseId]) {
-        out.push({ key: rowKey(race.raceId, row.horseId), row, timestamp: Date.parse(row.computedAtUtc) });
+        emit({ key: rowKey(race.raceId, row.horseId), row, timestamp: Date.parse(row.computedAtUtc) });
         this.counters.rowsEmitted++;
       }
     }
     const removedAt = race.result?.publishedAt ?? latestCard(race.cards)?.publishedAt ?? 0;
     for (const horseId of Object.keys(race.emitted).sort()) {
       if (!(horseId in next)) {
-        out.push({ key: rowKey(race.raceId, horseId), row: null, timestamp: removedAt });
+        emit({ key: rowKey(race.raceId, horseId), row: null, timestamp: removedAt });
         this.counters.tombstonesEmitted++;
       }
     }

@@ -10,7 +10,7 @@ import type { Logger } from '../../domain/logger.js';
 import type { StorePort } from '../../state/store-port.js';
 import type { Codecs } from '../codecs.js';
 import type { LogBatch, LogPort, OutRecord, StartOffsets } from '../log-port.js';
-import { AnalyticsEngine, type FlushOptions, rowFingerprint } from './analytics-engine.js';
+import { AnalyticsEngine, type FlushOptions, type RowOutput, rowFingerprint } from './analytics-engine.js';
 import { EngineState, STATE_FORMAT } from './engine-state.js';
 import { decodeInputs } from './input-decoder.js';
 import type { PartitionOwnership } from './ownership.js';
@@ -413,7 +413,8 @@ export class AnalyticsProcessor {
   ): Promise<{ rows: OutRecord[]; snapshots: OutRecord[] }> {
     const rows: OutRecord[] = [];
     const owns = this.ownership?.owns;
-    for (const o of await this.engine.flush(owns, limit, options)) {
+    // each row is encoded as soon as its race is computed: only its bytes (off-heap) wait for the produce
+    const emit = (o: RowOutput): void => {
       rows.push({
         key: o.key,
         value: o.row ? this.codecs.row.encode(o.row) : null,
@@ -423,7 +424,8 @@ export class AnalyticsProcessor {
       });
       if (o.row) this.stats.rowsEmitted++;
       else this.stats.tombstones++;
-    }
+    };
+    await this.engine.flush(owns, limit, { ...options, emit });
     // Snapshot keys are spread over the partitions like race ids: the same ownership decides who emits.
     const snapshots: OutRecord[] = [];
     if (options.directOnly) return { rows, snapshots };

@@ -44,7 +44,7 @@ function oneFlushOfEverything(): void {
     options = {},
   ): Promise<RowOutput[]> {
     if (options.directOnly) return Promise.resolve([]);
-    return flush.call(this, owns, limit);
+    return flush.call(this, owns, limit, { emit: options.emit });
   });
 }
 
