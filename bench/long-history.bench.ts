@@ -73,7 +73,7 @@ async function main(): Promise<void> {
       () => idx.ensureLast(1, t, horizon),
     );
     console.log(
-      `${String(y).padStart(5)}  ${String(idx.metas.length).padStart(6)}  ${whole.toFixed(3).padStart(9)}  ${fiveY.toFixed(3).padStart(6)}  ${lastNone.toFixed(3).padStart(12)}`,
+      `${String(y).padStart(5)}  ${String(idx.months).padStart(6)}  ${whole.toFixed(3).padStart(9)}  ${fiveY.toFixed(3).padStart(6)}  ${lastNone.toFixed(3).padStart(12)}`,
     );
   }
 }

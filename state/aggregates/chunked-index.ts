@@ -22,23 +22,16 @@
  */
 import { EventIndex, type WindowCounts } from './event-index.js';
 
-/** Loads a chunk's events by month start; undefined when the store has none. */
 /** Room for this many events in a new month's chunk: most keys (owners, dams, the composite keys) have one or two a month; busy ones grow by doubling. */
 const NEW_CHUNK_CAPACITY = 4;
 
+/** Loads a chunk's events by month start; undefined when the store has none. */
 export type ChunkLoader = (monthStart: number) => Promise<EventIndex | undefined>;
 
-export interface ChunkMeta {
-  /** first instant of the month (UTC ms) */
+/** A changed month as `takeDirty` hands it out for writing: its first instant and its events. */
+export interface DirtyChunk {
   start: number;
-  n: number;
-  maxVisible: number;
-  sums: number[];
-  /** null = not resident */
-  chunk: EventIndex | null;
-  dirty: boolean;
-  /** stream time (the index's `touched`) a query last needed this chunk in detail, or it was loaded */
-  used: number;
+  chunk: EventIndex;
 }
 
 /**
@@ -66,15 +59,39 @@ export class MissingChunkError extends Error {
   }
 }
 
+// The fields of one month in `ChunkedIndex.m` (then its `width` sums from SUMS on).
+const START = 0; // first instant of the month (UTC ms)
+const END = 1; // first instant of the next month
+const N = 2; // events
+const MAXV = 3; // latest visibleAt, -Infinity when empty
+const USED = 4; // stream time (the index's `touched`) a query last needed the chunk in detail, or it was loaded
+const DIRTY = 5; // 1 when changed since the last takeDirty
+const SUMS = 6;
+// The fields of one prefix entry in `ChunkedIndex.p` (then its `width` sums from PS on).
+const PN = 0;
+const PMAX = 1;
+const PS = 2;
+
 export class ChunkedIndex {
-  readonly metas: ChunkMeta[] = [];
+  /** doubles per month in `m` */
+  private readonly stride: number;
   /**
-   * The months' first and next-month instants, parallel to `metas`, as arrays of unboxed doubles: the
-   * binary searches of every query read them rather than one month object (and its boxed numbers) per
-   * step. (A month's end is kept only here.)
+   * The months with events, ascending by start, `stride` doubles each (start, end, n, maxVisible, used,
+   * dirty, then the sums): one array of unboxed doubles per index rather than an object and a sums array
+   * per month, so loading an index of a decades-long history builds two arrays, not a thousand objects,
+   * and the binary searches of every query read it directly. Grown by doubling.
    */
-  private readonly starts: number[] = [];
-  private readonly ends: number[] = [];
+  private m: Float64Array;
+  /** how many months `m` holds */
+  private len = 0;
+  /** each month's events when in memory, else null (parallel to the months) */
+  private chunks: (EventIndex | null)[] = [];
+  /**
+   * Prefix entries over the months, `2 + width` doubles each: entry i holds the count, the maximum of
+   * maxVisible and the sums over months [0, i). Valid up to entry `prefixValid`.
+   */
+  private p: Float64Array;
+  private prefixValid = 0;
   /** declared races of this entity without a result: raceId -> off */
   readonly pending = new Map<string, number>();
   headDirty = false;
@@ -82,14 +99,9 @@ export class ChunkedIndex {
   touched = 0;
   /** the owner's checkpoint count when it last queued this index as changed (EngineState.touchIndex) */
   checkpointEpoch = -1;
-  /** prefix arrays over metas: pn[i] = sum of n over metas [0, i), ps likewise per dimension, pmax = max maxVisible */
-  private pn: number[] = [0];
-  private ps: number[];
-  private pmax: number[] = [Number.NEGATIVE_INFINITY];
-  private prefixValid = 0;
-  /** how many of `metas` have no chunk in memory (0: every query is answerable, no residency check) */
+  /** how many months have no chunk in memory (0: every query is answerable, no residency check) */
   private absent = 0;
-  /** how many of `metas` are dirty (changed since the last takeDirty) */
+  /** how many months are dirty (changed since the last takeDirty) */
   private dirtyChunks = 0;
   /**
    * No position below this has a chunk in memory, so the eviction and checkpoint walks start here, not
@@ -100,8 +112,13 @@ export class ChunkedIndex {
   constructor(
     readonly width: number,
     private readonly loader?: ChunkLoader,
+    capacity = 2,
   ) {
-    this.ps = new Array<number>(width).fill(0);
+    this.stride = SUMS + width;
+    const cap = Math.max(1, capacity);
+    this.m = new Float64Array(cap * this.stride);
+    this.p = new Float64Array((cap + 1) * (PS + width));
+    this.p[PMAX] = Number.NEGATIVE_INFINITY;
   }
 
   /** The index as stored: its head and the summary block of each of the head's years, in order. */
@@ -111,43 +128,47 @@ export class ChunkedIndex {
     blocks: readonly YearBlock[],
     loader?: ChunkLoader,
   ): ChunkedIndex {
-    const idx = new ChunkedIndex(width, loader);
     if (blocks.length !== head.years.length) {
       throw new Error(`index head names ${head.years.length} years, ${blocks.length} summary blocks given`);
     }
+    let total = 0;
     for (const b of blocks) {
       const k = b[0]!;
       if (!Number.isInteger(k) || k < 0 || b.length !== 1 + k * (3 + width)) {
         throw new Error(`a year block of ${b.length} doubles does not hold ${k} months of width ${width}`);
       }
+      total += k;
+    }
+    const idx = new ChunkedIndex(width, loader, total);
+    const S = idx.stride;
+    const m = idx.m;
+    let i = 0;
+    for (const b of blocks) {
+      const k = b[0]!;
       const at = 1 + 3 * k;
-      for (let i = 0; i < k; i++) {
-        const start = b[1 + 3 * i]!;
-        const sums = new Array<number>(width);
-        for (let d = 0; d < width; d++) sums[d] = b[at + i * width + d]!;
-        idx.starts.push(start);
-        idx.ends.push(nextMonth(start));
-        idx.metas.push({
-          start,
-          n: b[2 + 3 * i]!,
-          maxVisible: b[3 + 3 * i]!,
-          sums,
-          chunk: null,
-          dirty: false,
-          used: Number.NEGATIVE_INFINITY,
-        });
+      for (let j = 0; j < k; j++, i++) {
+        const o = i * S;
+        const start = b[1 + 3 * j]!;
+        m[o + START] = start;
+        m[o + END] = nextMonth(start);
+        m[o + N] = b[2 + 3 * j]!;
+        m[o + MAXV] = b[3 + 3 * j]!;
+        m[o + USED] = Number.NEGATIVE_INFINITY;
+        for (let d = 0; d < width; d++) m[o + SUMS + d] = b[at + j * width + d]!;
       }
     }
-    idx.absent = idx.metas.length;
-    idx.residentFrom = idx.metas.length;
-    for (let i = 0; i < head.pendingRaces.length; i++) idx.pending.set(head.pendingRaces[i]!, head.pendingOffs[i]!);
+    idx.len = total;
+    idx.chunks = new Array<EventIndex | null>(total).fill(null);
+    idx.absent = total;
+    idx.residentFrom = total;
+    for (let p = 0; p < head.pendingRaces.length; p++) idx.pending.set(head.pendingRaces[p]!, head.pendingOffs[p]!);
     return idx;
   }
 
   toHead(): ChunkedIndexHead {
     const years: number[] = [];
-    for (const m of this.metas) {
-      const y = yearStart(m.start);
+    for (let i = 0; i < this.len; i++) {
+      const y = yearStart(this.startAt(i));
       if (years[years.length - 1] !== y) years.push(y);
     }
     return { years, pendingRaces: [...this.pending.keys()], pendingOffs: [...this.pending.values()] };
@@ -169,22 +190,29 @@ export class ChunkedIndex {
   /** Writes `yearBlock(year)` into `out` (at least `yearBlockLength(year)` long) from position 0. */
   yearBlockInto(year: number, out: Float64Array): void {
     const w = this.width;
+    const S = this.stride;
+    const m = this.m;
     const a = this.firstStartAtOrAfter(year);
     const k = this.firstStartAtOrAfter(nextYear(year)) - a;
     out[0] = k;
     const at = 1 + 3 * k;
     for (let i = 0; i < k; i++) {
-      const m = this.metas[a + i]!;
-      out[1 + 3 * i] = m.start;
-      out[2 + 3 * i] = m.n;
-      out[3 + 3 * i] = m.maxVisible;
-      for (let d = 0; d < w; d++) out[at + i * w + d] = m.sums[d]!;
+      const o = (a + i) * S;
+      out[1 + 3 * i] = m[o + START]!;
+      out[2 + 3 * i] = m[o + N]!;
+      out[3 + 3 * i] = m[o + MAXV]!;
+      for (let d = 0; d < w; d++) out[at + i * w + d] = m[o + SUMS + d]!;
     }
+  }
+
+  /** How many months have events. */
+  get months(): number {
+    return this.len;
   }
 
   get size(): number {
     let n = 0;
-    for (const m of this.metas) n += m.n;
+    for (let i = 0; i < this.len; i++) n += this.m[i * this.stride + N]!;
     return n;
   }
 
@@ -203,7 +231,7 @@ export class ChunkedIndex {
   /** Positions of the chunks `window(from, t)` needs that are not in memory. */
   missing(from: number, t: number): number[] {
     const out: number[] = [];
-    this.scan(from, t, out);
+    if (this.absent > 0) this.scan(from, t, out);
     return out;
   }
 
@@ -211,23 +239,28 @@ export class ChunkedIndex {
   missingFrom(off: number): number[] {
     const out: number[] = [];
     if (this.absent === 0) return out;
-    for (let i = this.firstEndAfter(off); i < this.metas.length; i++) if (!this.metas[i]!.chunk) out.push(i);
+    for (let i = this.firstEndAfter(off); i < this.len; i++) if (!this.chunks[i]) out.push(i);
     return out;
   }
 
   /** Loads the chunks at these positions. */
   async load(positions: readonly number[]): Promise<void> {
-    for (const i of positions) {
-      const m = this.metas[i]!;
-      if (m.chunk) continue;
+    for (const p of positions) {
+      if (this.chunks[p]) continue;
+      const start = this.startAt(p);
+      const c = this.loader ? await this.loader(start) : undefined;
+      // (a load awaits: find the month again rather than trust a position across it)
+      const i = this.positionOf(start);
+      if (i < 0 || this.chunks[i]) continue;
       if (i < this.residentFrom) this.residentFrom = i;
-      m.used = this.touched;
-      const c = this.loader ? await this.loader(m.start) : undefined;
+      this.m[i * this.stride + USED] = this.touched;
       if (!c) {
-        if (m.n > 0) throw new Error(`state is missing the chunk ${new Date(m.start).toISOString().slice(0, 7)}`);
-        m.chunk = new EventIndex(this.width);
+        if (this.m[i * this.stride + N]! > 0) {
+          throw new Error(`state is missing the chunk ${new Date(start).toISOString().slice(0, 7)}`);
+        }
+        this.chunks[i] = new EventIndex(this.width);
       } else {
-        m.chunk = c;
+        this.chunks[i] = c;
       }
       this.absent--;
     }
@@ -253,17 +286,19 @@ export class ChunkedIndex {
    */
   evictChunksBefore(before: number, idleBefore = Number.POSITIVE_INFINITY): number {
     let dropped = 0;
-    const metas = this.metas;
-    for (let i = this.residentFrom; i < metas.length; i++) {
-      const m = metas[i]!;
-      if (this.ends[i]! > before) break;
-      if (m.chunk && !m.dirty && m.used < idleBefore) {
-        m.chunk = null;
+    const m = this.m;
+    const S = this.stride;
+    const chunks = this.chunks;
+    for (let i = this.residentFrom; i < this.len; i++) {
+      const o = i * S;
+      if (m[o + END]! > before) break;
+      if (chunks[i] && m[o + DIRTY] === 0 && m[o + USED]! < idleBefore) {
+        chunks[i] = null;
         dropped++;
       }
     }
     this.absent += dropped;
-    while (this.residentFrom < metas.length && !metas[this.residentFrom]!.chunk) this.residentFrom++;
+    while (this.residentFrom < this.len && !chunks[this.residentFrom]) this.residentFrom++;
     return dropped;
   }
 
@@ -275,26 +310,17 @@ export class ChunkedIndex {
     if (i < 0) {
       i = ~i;
       const year = yearStart(start);
-      const prev = this.metas[i - 1];
-      const next = this.metas[i];
-      if ((!prev || yearStart(prev.start) !== year) && (!next || yearStart(next.start) !== year)) this.headDirty = true;
+      const prevSame = i > 0 && yearStart(this.startAt(i - 1)) === year;
+      const nextSame = i < this.len && yearStart(this.startAt(i)) === year;
+      if (!prevSame && !nextSame) this.headDirty = true;
       if (i < this.residentFrom) this.residentFrom = i; // (later positions shift up: still none resident below)
-      this.starts.splice(i, 0, start);
-      this.ends.splice(i, 0, nextMonth(start));
-      this.metas.splice(i, 0, {
-        start,
-        n: 0,
-        maxVisible: Number.NEGATIVE_INFINITY,
-        sums: new Array<number>(this.width).fill(0),
-        chunk: new EventIndex(this.width, NEW_CHUNK_CAPACITY),
-        dirty: false,
-        used: this.touched,
-      });
+      this.insertMonth(i, start);
+      this.chunks.splice(i, 0, new EventIndex(this.width, NEW_CHUNK_CAPACITY));
       this.invalidate(i);
     }
-    const m = this.metas[i]!;
-    if (!m.chunk) throw new MissingChunkError(m.start);
-    m.chunk.upsert(key, off, visibleAt, vec);
+    const c = this.chunks[i];
+    if (!c) throw new MissingChunkError(start);
+    c.upsert(key, off, visibleAt, vec);
     this.summarise(i);
   }
 
@@ -302,9 +328,9 @@ export class ChunkedIndex {
   remove(key: string, off: number): boolean {
     const i = this.positionOf(monthStart(off));
     if (i < 0) return false;
-    const m = this.metas[i]!;
-    if (!m.chunk) throw new MissingChunkError(m.start);
-    if (!m.chunk.remove(key)) return false;
+    const c = this.chunks[i];
+    if (!c) throw new MissingChunkError(this.startAt(i));
+    if (!c.remove(key)) return false;
     this.summarise(i);
     return true;
   }
@@ -313,17 +339,20 @@ export class ChunkedIndex {
    * The chunks changed since the last call, the years whose summary block changed with them (a chunk's
    * summary changes exactly when its events do) and whether the head changed; marks them clean.
    */
-  takeDirty(): { head: boolean; chunks: ChunkMeta[]; years: number[] } {
-    const chunks: ChunkMeta[] = [];
+  takeDirty(): { head: boolean; chunks: DirtyChunk[]; years: number[] } {
+    const chunks: DirtyChunk[] = [];
     const years: number[] = [];
     if (this.dirtyChunks > 0) {
+      const m = this.m;
+      const S = this.stride;
       // a dirty chunk is in memory: none lies below residentFrom
-      for (let i = this.residentFrom; i < this.metas.length; i++) {
-        const m = this.metas[i]!;
-        if (!m.dirty) continue;
-        m.dirty = false;
-        chunks.push(m);
-        const y = yearStart(m.start);
+      for (let i = this.residentFrom; i < this.len; i++) {
+        const o = i * S;
+        if (m[o + DIRTY] === 0) continue;
+        m[o + DIRTY] = 0;
+        const start = m[o + START]!;
+        chunks.push({ start, chunk: this.chunks[i]! });
+        const y = yearStart(start);
         if (years[years.length - 1] !== y) years.push(y);
       }
       this.dirtyChunks = 0;
@@ -377,23 +406,26 @@ export class ChunkedIndex {
     this.ensurePrefix();
     const iT = this.firstStartAtOrAfter(t);
     const j = this.prefixVisibleBefore(t, iT);
-    const w = this.width;
+    const m = this.m;
+    const S = this.stride;
+    const P = PS + this.width;
     for (let i = iT - 1; i >= 0; i--) {
-      const m = this.metas[i]!;
-      if (i < j && this.ends[i]! <= horizon) {
+      const o = i * S;
+      if (i < j && m[o + END]! <= horizon) {
         // This month and every earlier one are wholly visible and before the horizon: whether any of
         // them holds such an event is in the prefix sums, without walking back through decades.
-        return this.ps[(i + 1) * w + dim]! > 0 ? Number.NEGATIVE_INFINITY : undefined;
+        return this.p[(i + 1) * P + PS + dim]! > 0 ? Number.NEGATIVE_INFINITY : undefined;
       }
-      if (!(m.sums[dim]! > 0)) continue; // no such event in the month at all
-      if (!m.chunk) {
+      if (!(m[o + SUMS + dim]! > 0)) continue; // no such event in the month at all
+      const c = this.chunks[i];
+      if (!c) {
         if (missing) {
           missing.push(i);
           return undefined;
         }
-        throw new MissingChunkError(m.start);
+        throw new MissingChunkError(m[o + START]!);
       }
-      const off = m.chunk.lastOffWith(dim, t);
+      const off = c.lastOffWith(dim, t);
       if (off !== undefined) return off;
     }
     return undefined;
@@ -402,10 +434,14 @@ export class ChunkedIndex {
   /** The visibleAt of every event visible at or after t0 (every chunk holding one must be resident: ensureVisibleFrom). */
   visibleAtsFrom(t0: number): number[] {
     const out: number[] = [];
-    for (const m of this.metas) {
-      if (m.n === 0 || m.maxVisible < t0) continue;
-      if (!m.chunk) throw new MissingChunkError(m.start);
-      for (const v of m.chunk.visibleAtsFrom(t0)) out.push(v);
+    const m = this.m;
+    const S = this.stride;
+    for (let i = 0; i < this.len; i++) {
+      const o = i * S;
+      if (m[o + N] === 0 || m[o + MAXV]! < t0) continue;
+      const c = this.chunks[i];
+      if (!c) throw new MissingChunkError(m[o + START]!);
+      for (const v of c.visibleAtsFrom(t0)) out.push(v);
     }
     return out;
   }
@@ -413,19 +449,22 @@ export class ChunkedIndex {
   /** Makes `visibleAtsFrom(t0)` answerable. */
   ensureVisibleFrom(t0: number): Promise<void> | undefined {
     const miss: number[] = [];
-    this.metas.forEach((m, i) => {
-      if (m.n > 0 && m.maxVisible >= t0 && !m.chunk) miss.push(i);
-    });
+    const m = this.m;
+    const S = this.stride;
+    for (let i = 0; i < this.len; i++) {
+      const o = i * S;
+      if (m[o + N]! > 0 && m[o + MAXV]! >= t0 && !this.chunks[i]) miss.push(i);
+    }
     return miss.length > 0 ? this.load(miss) : undefined;
   }
 
   /** Keys of events off strictly after `off` (every later chunk must be resident). */
   keysOffAfter(off: number): string[] {
     const out: string[] = [];
-    for (let i = this.firstEndAfter(off); i < this.metas.length; i++) {
-      const m = this.metas[i]!;
-      if (!m.chunk) throw new MissingChunkError(m.start);
-      for (const k of m.chunk.keysOffAfter(off)) out.push(k);
+    for (let i = this.firstEndAfter(off); i < this.len; i++) {
+      const c = this.chunks[i];
+      if (!c) throw new MissingChunkError(this.startAt(i));
+      for (const k of c.keysOffAfter(off)) out.push(k);
     }
     return out;
   }
@@ -440,7 +479,8 @@ export class ChunkedIndex {
    */
   private scan(from: number, t: number, missing: number[] | null): WindowCounts | undefined {
     const w = this.width;
-    const metas = this.metas;
+    const P = PS + w;
+    const p = this.p;
     this.ensurePrefix();
     const iT = this.firstStartAtOrAfter(t);
     const iFrom = from === Number.NEGATIVE_INFINITY ? 0 : this.firstEndAfter(from);
@@ -450,16 +490,18 @@ export class ChunkedIndex {
     const out: WindowCounts | undefined = missing
       ? undefined
       : { n: 0, sums: new Array<number>(w).fill(0), latestVisible: 0 };
-    const pm = this.pmax[j]!;
+    const pm = p[j * P + PMAX]!;
     let found = pm !== Number.NEGATIVE_INFINITY;
     let latest = found ? pm : 0;
     if (out && a < b) {
-      out.n = this.pn[b]! - this.pn[a]!;
-      const ps = this.ps;
+      out.n = p[b * P + PN]! - p[a * P + PN]!;
       const sums = out.sums;
-      for (let d = 0; d < w; d++) sums[d] = ps[b * w + d]! - ps[a * w + d]!;
+      for (let d = 0; d < w; d++) sums[d] = p[b * P + PS + d]! - p[a * P + PS + d]!;
     }
     const touched = this.touched;
+    const m = this.m;
+    const S = this.stride;
+    const chunks = this.chunks;
     // Before the window only chunks from j on (holding an event visible at or after t) need a look,
     // for latestVisible; in the window, every chunk the prefix sums [a, b) do not cover. The covered
     // positions are jumped over, not walked: a window over decades covers hundreds of months.
@@ -469,14 +511,13 @@ export class ChunkedIndex {
         i = b - 1;
         continue;
       }
-      const m = metas[i]!;
-      const c = m.chunk;
+      const c = chunks[i];
       if (!c) {
         if (missing) missing.push(i);
-        else throw new MissingChunkError(m.start);
+        else throw new MissingChunkError(m[i * S + START]!);
         continue;
       }
-      m.used = touched;
+      m[i * S + USED] = touched;
       if (!out) continue;
       // a month before j has every event visible at t: its latest is at most pmax[j], already counted
       const lv = c.addWindow(i < iFrom ? Number.POSITIVE_INFINITY : from, t, out, i >= j);
@@ -491,15 +532,44 @@ export class ChunkedIndex {
   }
 
   private summarise(i: number): void {
-    const m = this.metas[i]!;
-    const c = m.chunk!;
-    m.n = c.totalsInto(m.sums);
-    m.maxVisible = c.maxVisible();
-    if (!m.dirty) {
-      m.dirty = true;
+    const o = i * this.stride;
+    const c = this.chunks[i]!;
+    const m = this.m;
+    m[o + N] = c.totalsInto(m, o + SUMS);
+    m[o + MAXV] = c.maxVisible();
+    if (m[o + DIRTY] === 0) {
+      m[o + DIRTY] = 1;
       this.dirtyChunks++;
     }
     this.invalidate(i);
+  }
+
+  /** Opens a month at position i (later months shift up), growing the arrays when full. */
+  private insertMonth(i: number, start: number): void {
+    const S = this.stride;
+    if ((this.len + 1) * S > this.m.length) {
+      const cap = Math.max(2, 2 * (this.len + 1));
+      const m = new Float64Array(cap * S);
+      m.set(this.m.subarray(0, this.len * S));
+      this.m = m;
+      const P = PS + this.width;
+      const p = new Float64Array((cap + 1) * P);
+      p.set(this.p.subarray(0, (this.prefixValid + 1) * P));
+      this.p = p;
+    }
+    const m = this.m;
+    m.copyWithin((i + 1) * S, i * S, this.len * S);
+    const o = i * S;
+    m.fill(0, o, o + S);
+    m[o + START] = start;
+    m[o + END] = nextMonth(start);
+    m[o + MAXV] = Number.NEGATIVE_INFINITY;
+    m[o + USED] = this.touched;
+    this.len++;
+  }
+
+  private startAt(i: number): number {
+    return this.m[i * this.stride + START]!;
   }
 
   private invalidate(i: number): void {
@@ -507,28 +577,33 @@ export class ChunkedIndex {
   }
 
   private ensurePrefix(): void {
-    const m = this.metas.length;
-    if (this.prefixValid >= m && this.pn.length === m + 1) return;
+    const len = this.len;
+    if (this.prefixValid >= len) return;
     const w = this.width;
-    this.pn.length = m + 1;
-    this.pmax.length = m + 1;
-    this.ps.length = (m + 1) * w;
-    for (let i = this.prefixValid; i < m; i++) {
-      const x = this.metas[i]!;
-      this.pn[i + 1] = this.pn[i]! + x.n;
-      this.pmax[i + 1] = Math.max(this.pmax[i]!, x.maxVisible);
-      for (let d = 0; d < w; d++) this.ps[(i + 1) * w + d] = this.ps[i * w + d]! + x.sums[d]!;
+    const P = PS + w;
+    const S = this.stride;
+    const m = this.m;
+    const p = this.p;
+    for (let i = this.prefixValid; i < len; i++) {
+      const o = i * S;
+      const q = i * P;
+      const r = q + P;
+      p[r + PN] = p[q + PN]! + m[o + N]!;
+      p[r + PMAX] = Math.max(p[q + PMAX]!, m[o + MAXV]!);
+      for (let d = 0; d < w; d++) p[r + PS + d] = p[q + PS + d]! + m[o + SUMS + d]!;
     }
-    this.prefixValid = m;
+    this.prefixValid = len;
   }
 
   /** Largest k <= limit with pmax[k] < t (pmax is non-decreasing). */
   private prefixVisibleBefore(t: number, limit: number): number {
+    const P = PS + this.width;
+    const p = this.p;
     let lo = 0;
     let hi = limit;
     while (lo < hi) {
       const mid = (lo + hi + 1) >>> 1;
-      if (this.pmax[mid]! < t) lo = mid;
+      if (p[mid * P + PMAX]! < t) lo = mid;
       else hi = mid - 1;
     }
     return lo;
@@ -536,11 +611,13 @@ export class ChunkedIndex {
 
   /** First position whose month starts at or after x. */
   private firstStartAtOrAfter(x: number): number {
+    const m = this.m;
+    const S = this.stride;
     let lo = 0;
-    let hi = this.metas.length;
+    let hi = this.len;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.starts[mid]! < x) lo = mid + 1;
+      if (m[mid * S + START]! < x) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -548,11 +625,13 @@ export class ChunkedIndex {
 
   /** First position whose month ends after x (i.e. holds or follows instant x). */
   private firstEndAfter(x: number): number {
+    const m = this.m;
+    const S = this.stride;
     let lo = 0;
-    let hi = this.metas.length;
+    let hi = this.len;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.ends[mid]! <= x) lo = mid + 1;
+      if (m[mid * S + END]! <= x) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -560,14 +639,15 @@ export class ChunkedIndex {
 
   /** Position of the chunk starting at `start`, or ~(insertion point). */
   private positionOf(start: number): number {
-    const starts = this.starts;
-    const last = starts.length - 1;
-    if (last >= 0 && starts[last] === start) return last;
+    const m = this.m;
+    const S = this.stride;
+    const last = this.len - 1;
+    if (last >= 0 && m[last * S + START] === start) return last;
     let lo = 0;
-    let hi = starts.length;
+    let hi = this.len;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const s = starts[mid]!;
+      const s = m[mid * S + START]!;
       if (s === start) return mid;
       if (s < start) lo = mid + 1;
       else hi = mid;

@@ -243,14 +243,14 @@ export class EventIndex {
     return latest ? this.latestVisibleAt(t, hi) : 0;
   }
 
-  /** Writes the sums over every event into `sums` and returns the count. */
-  totalsInto(sums: number[]): number {
+  /** Writes the sums over every event into `sums` from position `at` and returns the count. */
+  totalsInto(sums: number[] | Float64Array, at = 0): number {
     const w = this.width;
     const n = this.n;
     const cum = this.cum;
     if (cum) {
       this.ensureCum(n);
-      for (let d = 0; d < w; d++) sums[d] = cum[n * w + d]!;
+      for (let d = 0; d < w; d++) sums[at + d] = cum[n * w + d]!;
       return n;
     }
     const S = this.stride;
@@ -258,7 +258,7 @@ export class EventIndex {
     for (let d = 0; d < w; d++) {
       let c = 0;
       for (let i = 0; i < n; i++) c += r[i * S + 2 + d]!;
-      sums[d] = c;
+      sums[at + d] = c;
     }
     return n;
   }
