@@ -79,9 +79,11 @@ export class ChunkedIndex {
    * The months with events, ascending by start, `stride` doubles each (start, end, n, maxVisible, used,
    * dirty, then the sums): one array of unboxed doubles per index rather than an object and a sums array
    * per month, so loading an index of a decades-long history builds two arrays, not a thousand objects,
-   * and the binary searches of every query read it directly. Grown by doubling.
+   * and the binary searches of every query read it directly. Grown by doubling. A plain array of
+   * doubles, not a Float64Array: hundreds of thousands of indexes are created and loaded, and each
+   * typed array would be an off-heap buffer the collector tracks one by one.
    */
-  private m: Float64Array;
+  private m: number[];
   /** how many months `m` holds */
   private len = 0;
   /** each month's events when in memory, else null (parallel to the months) */
@@ -90,7 +92,7 @@ export class ChunkedIndex {
    * Prefix entries over the months, `2 + width` doubles each: entry i holds the count, the maximum of
    * maxVisible and the sums over months [0, i). Valid up to entry `prefixValid`.
    */
-  private p: Float64Array;
+  private p: number[];
   private prefixValid = 0;
   /** declared races of this entity without a result: raceId -> off */
   readonly pending = new Map<string, number>();
@@ -115,9 +117,8 @@ export class ChunkedIndex {
     capacity = 2,
   ) {
     this.stride = SUMS + width;
-    const cap = Math.max(1, capacity);
-    this.m = new Float64Array(cap * this.stride);
-    this.p = new Float64Array((cap + 1) * (PS + width));
+    this.m = new Array<number>(Math.max(1, capacity) * this.stride).fill(0);
+    this.p = new Array<number>(PS + width).fill(0);
     this.p[PMAX] = Number.NEGATIVE_INFINITY;
   }
 
@@ -547,17 +548,12 @@ export class ChunkedIndex {
   /** Opens a month at position i (later months shift up), growing the arrays when full. */
   private insertMonth(i: number, start: number): void {
     const S = this.stride;
-    if ((this.len + 1) * S > this.m.length) {
-      const cap = Math.max(2, 2 * (this.len + 1));
-      const m = new Float64Array(cap * S);
-      m.set(this.m.subarray(0, this.len * S));
-      this.m = m;
-      const P = PS + this.width;
-      const p = new Float64Array((cap + 1) * P);
-      p.set(this.p.subarray(0, (this.prefixValid + 1) * P));
-      this.p = p;
-    }
     const m = this.m;
+    if ((this.len + 1) * S > m.length) {
+      const had = m.length;
+      m.length = Math.max(2, 2 * (this.len + 1)) * S;
+      m.fill(0, had);
+    }
     m.copyWithin((i + 1) * S, i * S, this.len * S);
     const o = i * S;
     m.fill(0, o, o + S);
@@ -584,6 +580,11 @@ export class ChunkedIndex {
     const S = this.stride;
     const m = this.m;
     const p = this.p;
+    if (p.length < (len + 1) * P) {
+      const had = p.length;
+      p.length = (len + 1) * P;
+      p.fill(0, had);
+    }
     for (let i = this.prefixValid; i < len; i++) {
       const o = i * S;
       const q = i * P;
