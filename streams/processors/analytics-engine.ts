@@ -153,7 +153,8 @@ export class AnalyticsEngine {
   }
 
   /**
-   * Recomputes every race marked dirty and returns the rows that changed (and tombstones). With
+   * Recomputes every race marked dirty and returns the rows that changed (and tombstones); with
+   * `emit`, hands each one to it as its race is done and returns an empty array. With
    * `owns`, only the races this instance owns are recomputed and emitted (scale-out: every instance
    * keeps every entity aggregate, each assembles the rows of its own race partitions).
    *

@@ -29,6 +29,33 @@ describe('row lifecycle', () => {
     ],
   });
 
+  it('with an emit sink, flush hands over the same outputs in the same order, race by race, and returns none', async () => {
+    const collected = new AnalyticsEngine(new EngineState());
+    const sunk = new AnalyticsEngine(new EngineState());
+    const other = card({ r: 'M', off: '2024-07-01T15:00:00Z', pub: '2024-06-30T11:00:00Z', runners: [{ h: 'A' }] });
+    for (const step of [[declared, other], [update], [res]] as const) {
+      for (const e of step) {
+        for (const engine of [collected, sunk]) {
+          if ('runners' in e && 'offTime' in e) await engine.applyCard(e);
+          else await engine.applyResult(e);
+        }
+      }
+      const want = await collected.flush();
+      const got: RowOutput[] = [];
+      const racesDone: number[] = [];
+      const returned = await sunk.flush(undefined, undefined, {
+        emit: (o) => got.push(o),
+        // each race's outputs are handed over before the next race is computed
+        between: () => void racesDone.push(got.length),
+      });
+      expect(returned).toEqual([]);
+      expect(want.length).toBeGreaterThan(0);
+      expect(got).toEqual(want);
+      expect(racesDone.at(-1)).toBe(got.length);
+      if (step.length === 2) expect(racesDone[0]).toBeGreaterThan(0);
+    }
+  });
+
   it('provisional rows on the card, a tombstone for a non-runner, final rows with positions on the result', async () => {
     const engine = new AnalyticsEngine(new EngineState());
     await engine.applyCard(declared);
