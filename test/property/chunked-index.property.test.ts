@@ -3,8 +3,11 @@
  * same events, over random upserts and removals spread across many months, with late visibility (an
  * event published weeks or months after its off), window queries of every shape the features use
  * (whole history, 90 and 14 days, a snapshot at a month start), the latest event with a dimension > 0
- * (lastOffWith, with a horizon) and keysOffAfter. Evictions happen at random; the loader reads the
- * chunks back from their serialised form, as the processor does.
+ * (lastOffWith, with a horizon) and keysOffAfter. Evictions happen at random, some of them sparing the
+ * months used since an idle cutoff; the loader reads the chunks back from their serialised form, as the
+ * processor does. A reload replaces the index by one built from what a checkpoint stores of it (head and
+ * year blocks, `fromHead`), with every chunk absent, and the operations go on against that one (new
+ * months then grow it past the size it was built with).
  *
  * n, latestVisible and keysOffAfter must be equal; sums to 1e-9 (the chunked sums add month totals,
  * the flat index differences of one cumulative sum: with fractions like 1/3 the roundings differ).
@@ -42,7 +45,16 @@ const op = fc.oneof(
       horizon: fc.constantFrom(20 * DAY, 100 * DAY, 300 * DAY),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('evict' as const), day: fc.integer({ min: 0, max: 900 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('evict' as const),
+      day: fc.integer({ min: 0, max: 900 }),
+      /** spare the months a query or load used at or after this stream time (null: evict regardless) */
+      idleDay: fc.option(fc.integer({ min: 0, max: 600 })),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('reload' as const) }) },
 );
 
 describe('ChunkedIndex (property)', () => {
@@ -51,10 +63,11 @@ describe('ChunkedIndex (property)', () => {
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 120 }), async (ops) => {
         const stored = new Map<number, Buffer>();
         const flat = new EventIndex(2);
-        const chunked = new ChunkedIndex(2, async (start) => {
+        const loader = async (start: number) => {
           const b = stored.get(start);
           return b ? decodeChunk(b) : undefined;
-        });
+        };
+        let chunked = new ChunkedIndex(2, loader);
         const offs = new Map<string, number>();
         const save = () => {
           for (const m of chunked.takeDirty().chunks) stored.set(m.start, encodeChunk(m.chunk!));
@@ -84,12 +97,25 @@ describe('ChunkedIndex (property)', () => {
             offs.delete(key);
           } else if (o.kind === 'evict') {
             save();
-            chunked.evictChunksBefore(BASE + o.day * DAY);
+            const idle = o.idleDay === null ? Number.POSITIVE_INFINITY : BASE + o.idleDay * DAY;
+            chunked.evictChunksBefore(BASE + o.day * DAY, idle);
+          } else if (o.kind === 'reload') {
+            save();
+            const head = chunked.toHead();
+            const months = chunked.months;
+            chunked = ChunkedIndex.fromHead(
+              2,
+              head,
+              head.years.map((y) => chunked.yearBlock(y)),
+              loader,
+            );
+            expect(chunked.months).toBe(months);
           } else {
             const t = BASE + o.day * DAY + o.minute * 60_000;
             const from =
               o.span === 0 ? Number.NEGATIVE_INFINITY : o.span === Number.NEGATIVE_INFINITY ? o.span : t - o.span;
             const at = o.span === 0 ? Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth(), 1) : t;
+            chunked.touched = at; // the stream time the months this query reads are marked used at
             await chunked.ensure(from, at);
             const a = chunked.window(from, at);
             const b = flat.window(from, at);
