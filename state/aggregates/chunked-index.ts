@@ -549,11 +549,7 @@ export class ChunkedIndex {
   private insertMonth(i: number, start: number): void {
     const S = this.stride;
     const m = this.m;
-    if ((this.len + 1) * S > m.length) {
-      const had = m.length;
-      m.length = Math.max(2, 2 * (this.len + 1)) * S;
-      m.fill(0, had);
-    }
+    if ((this.len + 1) * S > m.length) growZeroed(m, Math.max(2, 2 * (this.len + 1)) * S);
     m.copyWithin((i + 1) * S, i * S, this.len * S);
     const o = i * S;
     m.fill(0, o, o + S);
@@ -580,11 +576,7 @@ export class ChunkedIndex {
     const S = this.stride;
     const m = this.m;
     const p = this.p;
-    if (p.length < (len + 1) * P) {
-      const had = p.length;
-      p.length = (len + 1) * P;
-      p.fill(0, had);
-    }
+    if (p.length < (len + 1) * P) growZeroed(p, (len + 1) * P);
     for (let i = this.prefixValid; i < len; i++) {
       const o = i * S;
       const q = i * P;
@@ -658,6 +650,13 @@ export class ChunkedIndex {
 }
 
 /** First instant of the UTC month holding `ms` (±Infinity map to themselves). */
+/** Lengthens a plain array of doubles to `length`, the new entries 0 (no holes left to read). */
+function growZeroed(a: number[], length: number): void {
+  const had = a.length;
+  a.length = length;
+  a.fill(0, had);
+}
+
 export function monthStart(ms: number): number {
   if (!Number.isFinite(ms)) return ms;
   const d = new Date(ms);

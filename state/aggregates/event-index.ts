@@ -244,7 +244,7 @@ export class EventIndex {
   }
 
   /** Writes the sums over every event into `sums` from position `at` and returns the count. */
-  totalsInto(sums: number[] | Float64Array, at = 0): number {
+  totalsInto(sums: number[], at = 0): number {
     const w = this.width;
     const n = this.n;
     const cum = this.cum;
