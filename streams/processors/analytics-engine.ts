@@ -117,30 +117,62 @@ export class AnalyticsEngine {
   }
 
   async applyCard(card: RaceCard): Promise<void> {
+    const race = await this.takeCard(card);
+    if (race) await this.reconcile(race);
+  }
+
+  async applyResult(result: RaceResult): Promise<void> {
+    const race = await this.takeResult(result);
+    if (race) await this.reconcile(race);
+  }
+
+  /**
+   * Applies a batch of input events in order, and brings the aggregates in line with each race they
+   * changed once, after the last of them (in the order the races were first changed). The state after
+   * it is the one applying the events one by one leaves: a race's links depend only on its cards and
+   * result at the end, and the links an intermediate version would have added and withdrawn change no
+   * aggregate. A race whose card versions and result arrive in one batch (every race of a catch-up) is
+   * linked once, as run, where one by one it was linked as pending, withdrawn and linked again per event.
+   */
+  async applyEvents(events: readonly InputEvent[]): Promise<void> {
+    const changed = new Map<string, RaceState>();
+    for (const e of events) {
+      let race: RaceState | null = null;
+      if (e.kind === 'card') race = await this.takeCard(e.value);
+      else if (e.kind === 'result') race = await this.takeResult(e.value);
+      else await this.applyCourse(e.value);
+      if (race && !changed.has(race.raceId)) changed.set(race.raceId, race);
+    }
+    for (const race of changed.values()) await this.reconcile(race);
+  }
+
+  /** Adds a card version to its race; the race, or null for a duplicate. */
+  private async takeCard(card: RaceCard): Promise<RaceState | null> {
     this.counters.cards++;
     this.advance(card.publishedAt);
     const race = this.adopt(this.state.peekRace(card.raceId) ?? (await this.state.race(card.raceId)));
     if (race.cards.some((c) => c.version === card.version && c.publishedAt === card.publishedAt)) {
       this.counters.duplicates++;
-      return;
+      return null;
     }
     race.cards.push(slimCard(card));
     race.cards.sort(compareCardVersions);
     this.state.courseRace(card.courseId, card.raceId);
-    await this.reconcile(race);
+    return race;
   }
 
-  async applyResult(result: RaceResult): Promise<void> {
+  /** Sets a race's result; the race, or null for a duplicate. */
+  private async takeResult(result: RaceResult): Promise<RaceState | null> {
     this.counters.results++;
     this.advance(result.publishedAt);
     const race = this.adopt(this.state.peekRace(result.raceId) ?? (await this.state.race(result.raceId)));
     // A later publication supersedes (a corrected result); an equal or older one is a duplicate.
     if (race.result && race.result.publishedAt >= result.publishedAt) {
       this.counters.duplicates++;
-      return;
+      return null;
     }
     race.result = result;
-    await this.reconcile(race);
+    return race;
   }
 
   async applyCourse(course: Course): Promise<void> {

@@ -250,11 +250,7 @@ export class AnalyticsProcessor {
     this.mark('decode');
     await this.engine.prefetch(events);
     this.mark('prefetch');
-    for (const e of events) {
-      if (e.kind === 'card') await this.engine.applyCard(e.value);
-      else if (e.kind === 'result') await this.engine.applyResult(e.value);
-      else await this.engine.applyCourse(e.value);
-    }
+    await this.engine.applyEvents(events);
     this.mark('apply');
     // The races whose own card or result is in the batch first, produced at once: a result's final rows
     // do not wait for the provisional rows of the pending races its horses, jockeys, trainers, sires and

@@ -216,6 +216,12 @@ describe('point-in-time rule (property)', () => {
           // reloaded on demand (what the processor does with cold state)
           const c = (await runEngine(shuffled, flushEvery, new EngineState(memoryStore()), true)).rows;
           expect([...c.entries()].sort()).toEqual([...a.entries()].sort());
+          // and with the events between two flushes applied as one batch (applyEvents: each race
+          // changed is linked once, after the batch's last event), with and without cold state
+          const d = (await runEngine(shuffled, flushEvery, new EngineState(), false, true)).rows;
+          expect([...d.entries()].sort()).toEqual([...a.entries()].sort());
+          const e = (await runEngine(shuffled, flushEvery, new EngineState(memoryStore()), true, true)).rows;
+          expect([...e.entries()].sort()).toEqual([...a.entries()].sort());
         },
       ),
       { numRuns: 300 },

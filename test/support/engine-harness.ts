@@ -19,6 +19,8 @@ export async function runEngine(
   state: EngineState = new EngineState(),
   /** after each flush, write the state to its store and evict everything clean (needs a store-backed state) */
   evictAll = false,
+  /** apply the events between two flushes as one batch (`applyEvents`, as the processor does) */
+  batched = false,
 ): Promise<{ rows: Map<string, AnalyticsRow>; engine: AnalyticsEngine }> {
   const engine = new AnalyticsEngine(state);
   const rows = new Map<string, AnalyticsRow>();
@@ -36,9 +38,13 @@ export async function runEngine(
     }
   };
   for (let i = 0; i < events.length; i++) {
-    const e = events[i]!;
-    if (e.kind === 'card') await engine.applyCard(e.value);
-    else await engine.applyResult(e.value);
+    if (batched) {
+      if (i % flushEvery === 0) await engine.applyEvents(events.slice(i, i + flushEvery));
+    } else {
+      const e = events[i]!;
+      if (e.kind === 'card') await engine.applyCard(e.value);
+      else await engine.applyResult(e.value);
+    }
     if ((i + 1) % flushEvery === 0) await flush();
   }
   await flush();
