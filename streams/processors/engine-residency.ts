@@ -25,15 +25,23 @@ export class EngineResidency {
     private readonly cal: SnapshotCalendar,
   ) {}
 
-  /** One store round trip for what applying these events will use: races, horses and entity heads. */
+  /**
+   * One store round trip for what applying these events will use: races, horses and entity heads. The
+   * keys come from each race's last card version in the batch (the one `applyEvents` links, unless a
+   * later version was published after the off); whatever else a link or a row needs is loaded on demand.
+   */
   async prefetch(events: readonly InputEvent[]): Promise<void> {
     const races: string[] = [];
     const horses: string[] = [];
     const indexes: [IndexKind, string][] = [];
-    for (const e of events) {
+    const carded = new Set<string>();
+    for (let i = events.length - 1; i >= 0; i--) {
+      const e = events[i]!;
       if (e.kind === 'result') races.push(e.value.raceId);
       if (e.kind !== 'card') continue;
       const c: RaceCard = e.value;
+      if (carded.has(c.raceId)) continue;
+      carded.add(c.raceId);
       races.push(c.raceId);
       const race = raceFactsOf(c, c.offTime);
       const runners = c.runners.map(runnerFactsOf);
