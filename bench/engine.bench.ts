@@ -3,7 +3,11 @@
  * N events. Prints events, rows, seconds, CPU seconds (user + system, all threads), rows/s and the
  * engine's counters (races recomputed, rows and tombstones emitted).
  *
- *   npm run bench:engine -- --from 2019-01-01 --to 2019-03-31 --batch 2000
+ *   npm run bench:engine -- --from 2019-01-01 --to 2019-03-31 --batch 2000 [--apply batch|events]
+ *
+ * `--apply batch` (the default) applies each batch with `applyEvents`, as the processor does (each race
+ * changed is linked once per batch); `--apply events` applies the events one by one (`applyCard`,
+ * `applyResult`), linking a race again at each of its events.
  *
  * Runs the compiled engine from dist/ (the npm script builds it), as the service runs it; --source runs
  * the TypeScript sources through tsx.
@@ -19,6 +23,7 @@ const { values } = parseArgs({
     from: { type: 'string', default: '2023-01-01' },
     to: { type: 'string', default: '2023-12-31' },
     batch: { type: 'string', default: '20000' },
+    apply: { type: 'string', default: 'batch' },
     source: { type: 'boolean', default: false },
   },
 });
@@ -32,11 +37,16 @@ const engine = new AnalyticsEngine(new EngineState());
 let rows = 0;
 const t0 = performance.now();
 const cpu0 = process.cpuUsage();
+if (values.apply !== 'batch' && values.apply !== 'events') throw new Error('--apply is batch or events');
 for (let i = 0; i < events.length; i++) {
-  const e = events[i]!;
-  if (e.kind === 'card') await engine.applyCard(e.value);
-  else if (e.kind === 'result') await engine.applyResult(e.value);
-  else await engine.applyCourse(e.value);
+  if (values.apply === 'batch') {
+    if (i % batch === 0) await engine.applyEvents(events.slice(i, i + batch));
+  } else {
+    const e = events[i]!;
+    if (e.kind === 'card') await engine.applyCard(e.value);
+    else if (e.kind === 'result') await engine.applyResult(e.value);
+    else await engine.applyCourse(e.value);
+  }
   if ((i + 1) % batch === 0) rows += (await engine.flush()).length;
 }
 rows += (await engine.flush()).length;
@@ -47,6 +57,7 @@ const ops = engine.state.takeDirty();
 const ckpt = (performance.now() - t1) / 1000;
 console.log(
   JSON.stringify({
+    apply: values.apply,
     events: events.length,
     rows,
     seconds: +secs.toFixed(2),
