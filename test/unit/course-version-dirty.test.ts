@@ -1,0 +1,92 @@
+/**
+ * A new course version is in force for the races off after it was published (EngineState.courseAt), so
+ * it recomputes those races only: the races at the course off before it keep their rows and are not
+ * recomputed. The rows after it are those of an engine that had the version from the start. In memory,
+ * and with every race written to a store and evicted before the version arrives (the replay's case).
+ */
+import { describe, expect, it } from 'vitest';
+import type { AnalyticsRow } from '../../domain/avro-types.generated.js';
+import { AnalyticsEngine } from '../../streams/processors/analytics-engine.js';
+import { EngineState } from '../../streams/processors/engine-state.js';
+import { card, race, result } from '../support/builders.js';
+import { courseVersion, topologyBlock } from '../support/course-builders.js';
+import { memoryStore } from '../support/memory-store.js';
+
+const runners = [{ h: 'A' }, { h: 'B' }, { h: 'C' }];
+const races = [
+  card({ r: 'early', off: '2024-03-01T14:00:00Z', c: 'Ascot', runners }),
+  result({
+    r: 'early',
+    pub: '2024-03-01T14:10:00Z',
+    runners: [
+      { h: 'A', pos: 1 },
+      { h: 'B', pos: 2 },
+      { h: 'C', pos: 3 },
+    ],
+  }),
+  card({ r: 'late', off: '2024-05-01T14:00:00Z', c: 'Ascot', runners }),
+  result({
+    r: 'late',
+    pub: '2024-05-01T14:10:00Z',
+    runners: [
+      { h: 'B', pos: 1 },
+      { h: 'A', pos: 2 },
+      { h: 'C', pos: 3 },
+    ],
+  }),
+  card({ r: 'elsewhere', off: '2024-05-02T14:00:00Z', c: 'York', runners }),
+];
+const base = courseVersion({ c: 'Ascot', pub: '2024-01-01T00:00:00Z' });
+const measured = courseVersion({ c: 'Ascot', pub: '2024-04-01T00:00:00Z', topology: topologyBlock('generated', 17) });
+
+async function applyAll(engine: AnalyticsEngine): Promise<void> {
+  for (const e of races) {
+    if ('offTime' in e) await engine.applyCard(e);
+    else await engine.applyResult(e);
+  }
+}
+
+function byKey(outputs: { key: string; row: AnalyticsRow | null }[]): Map<string, AnalyticsRow | null> {
+  return new Map(outputs.map((o) => [o.key, o.row]));
+}
+
+describe('a new course version', () => {
+  for (const cold of [false, true]) {
+    it(`recomputes only the races at the course off after it was published${cold ? ' (races evicted first)' : ''}`, async () => {
+      const state = new EngineState(cold ? memoryStore() : undefined);
+      const engine = new AnalyticsEngine(state);
+      await engine.applyCourse(base);
+      await applyAll(engine);
+      const before = byKey(await engine.flush());
+      expect(before.size).toBe(9);
+      if (cold) {
+        await state.store!.batch(state.takeDirty());
+        state.now = Number.POSITIVE_INFINITY;
+        state.evict();
+        expect(state.peekRace(race('early'))).toBeUndefined();
+        expect(state.peekRace(race('late'))).toBeUndefined();
+      }
+      const recomputed = engine.counters.racesRecomputed;
+      await engine.applyCourse(measured);
+      const after = byKey(await engine.flush());
+      // only the race off after the version: its three rows, with the measured climb
+      expect(engine.counters.racesRecomputed - recomputed).toBe(1);
+      expect([...after.keys()].map((k) => k.slice(0, k.indexOf(':')))).toEqual([
+        race('late'),
+        race('late'),
+        race('late'),
+      ]);
+      for (const row of after.values()) expect(row!.courseTotalClimbM).toBe(17);
+      for (const [k, row] of before) if (k.startsWith(race('early'))) expect(row!.courseTotalClimbM).toBeNull();
+
+      // the rows now are those of an engine that had both versions before any race
+      const fresh = new AnalyticsEngine(new EngineState());
+      await fresh.applyCourse(base);
+      await fresh.applyCourse(measured);
+      await applyAll(fresh);
+      const expected = byKey(await fresh.flush());
+      const current = new Map([...before, ...after]);
+      expect([...current.entries()].sort()).toEqual([...expected.entries()].sort());
+    });
+  }
+});
