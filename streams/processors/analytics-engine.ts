@@ -181,15 +181,15 @@ export class AnalyticsEngine {
       this.counters.duplicates++;
       return;
     }
-    // A version is in force for the races off after it was published (EngineState.courseAt): only
-    // those can change. A course republished decades into a replay would otherwise recompute every
-    // race ever run there (loading their horses and entity months back to 1988) for identical rows.
+    // Only the races this version is now in force for (EngineState.courseAt at their off) can change.
+    // A course republished decades into a replay would otherwise recompute every race ever run there
+    // (loading their horses and entity months back to 1988) for identical rows.
     const ids = await this.state.racesAtCourse(course.courseId);
     await this.state.prefetch({ races: ids, horses: [], indexes: [] });
     for (const id of ids) {
       const race = this.state.peekRace(id) ?? (await this.state.race(id));
       const off = latestCard(race.cards)?.offTime;
-      if (off !== undefined && off > course.publishedAt) this.dirtyRaces.add(id);
+      if (off !== undefined && this.state.courseAt(course.courseId, off) === course) this.dirtyRaces.add(id);
     }
   }
 

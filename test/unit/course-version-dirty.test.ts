@@ -13,26 +13,19 @@ import { courseVersion, topologyBlock } from '../support/course-builders.js';
 import { memoryStore } from '../support/memory-store.js';
 
 const runners = [{ h: 'A' }, { h: 'B' }, { h: 'C' }];
+const finishing = (...horses: string[]) => horses.map((h, i) => ({ h, pos: i + 1 }));
 const races = [
   card({ r: 'early', off: '2024-03-01T14:00:00Z', c: 'Ascot', runners }),
   result({
     r: 'early',
     pub: '2024-03-01T14:10:00Z',
-    runners: [
-      { h: 'A', pos: 1 },
-      { h: 'B', pos: 2 },
-      { h: 'C', pos: 3 },
-    ],
+    runners: finishing('A', 'B', 'C'),
   }),
   card({ r: 'late', off: '2024-05-01T14:00:00Z', c: 'Ascot', runners }),
   result({
     r: 'late',
     pub: '2024-05-01T14:10:00Z',
-    runners: [
-      { h: 'B', pos: 1 },
-      { h: 'A', pos: 2 },
-      { h: 'C', pos: 3 },
-    ],
+    runners: finishing('B', 'A', 'C'),
   }),
   card({ r: 'elsewhere', off: '2024-05-02T14:00:00Z', c: 'York', runners }),
 ];
