@@ -249,22 +249,35 @@ export class ChunkedIndex {
     for (const p of positions) {
       if (this.chunks[p]) continue;
       const start = this.startAt(p);
-      const c = this.loader ? await this.loader(start) : undefined;
-      // (a load awaits: find the month again rather than trust a position across it)
-      const i = this.positionOf(start);
-      if (i < 0 || this.chunks[i]) continue;
-      if (i < this.residentFrom) this.residentFrom = i;
-      this.m[i * this.stride + USED] = this.touched;
-      if (!c) {
-        if (this.m[i * this.stride + N]! > 0) {
-          throw new Error(`state is missing the chunk ${new Date(start).toISOString().slice(0, 7)}`);
-        }
-        this.chunks[i] = new EventIndex(this.width);
-      } else {
-        this.chunks[i] = c;
-      }
-      this.absent--;
+      this.install(start, this.loader ? await this.loader(start) : undefined);
     }
+  }
+
+  /**
+   * Puts a chunk read from the store (undefined: the store has none) in its month's place, unless that
+   * month is resident already or has gone. Found by its month, not a position: positions taken before a
+   * read that awaited may have shifted. `load` reads one chunk at a time; a caller that gathers the
+   * months many indexes need reads them in one multi-get and installs each here.
+   */
+  install(start: number, c: EventIndex | undefined): void {
+    const i = this.positionOf(start);
+    if (i < 0 || this.chunks[i]) return;
+    if (i < this.residentFrom) this.residentFrom = i;
+    this.m[i * this.stride + USED] = this.touched;
+    if (!c) {
+      if (this.m[i * this.stride + N]! > 0) {
+        throw new Error(`state is missing the chunk ${new Date(start).toISOString().slice(0, 7)}`);
+      }
+      this.chunks[i] = new EventIndex(this.width);
+    } else {
+      this.chunks[i] = c;
+    }
+    this.absent--;
+  }
+
+  /** The first instant of the month at position i (positions as `missing` and `missingLast` name them). */
+  monthAt(i: number): number {
+    return this.startAt(i);
   }
 
   /** Makes `window(from, t)` answerable; undefined when nothing had to be loaded. */
@@ -389,17 +402,24 @@ export class ChunkedIndex {
 
   /** Makes `lastOffWith(dim, t, horizon)` answerable, loading chunks one at a time as the walk needs them. */
   ensureLast(dim: number, t: number, horizon: number): Promise<void> | undefined {
-    if (this.absent === 0) return undefined;
-    const miss: number[] = [];
-    this.walkLast(dim, t, horizon, miss);
+    let miss = this.missingLast(dim, t, horizon);
     if (miss.length === 0) return undefined;
     return (async () => {
       do {
         await this.load(miss);
-        miss.length = 0;
-        this.walkLast(dim, t, horizon, miss);
+        miss = this.missingLast(dim, t, horizon);
       } while (miss.length > 0);
     })();
+  }
+
+  /**
+   * The first non-resident chunk `lastOffWith(dim, t, horizon)` would read, as a one-element list (empty
+   * when it is answerable). The walk stops there: after loading it, ask again.
+   */
+  missingLast(dim: number, t: number, horizon: number): number[] {
+    const miss: number[] = [];
+    if (this.absent > 0) this.walkLast(dim, t, horizon, miss);
+    return miss;
   }
 
   /** Walks months back from t; with `missing`, stops at the first non-resident chunk it must read and names it. */

@@ -20,7 +20,7 @@ import { computeRows } from './engine-rows.js';
 import { COURSE_SNAPSHOT } from '../../domain/features/entity-table.js';
 import { SnapshotEmitter, type SnapshotOutput } from './engine-snapshots.js';
 import { MONTHLY_ONLY, type SnapshotCalendar } from '../../domain/features/snapshot-calendar.js';
-import type { EngineState, RaceState } from './engine-state.js';
+import type { EngineState, RaceLinks, RaceState } from './engine-state.js';
 
 export { effectiveCard, latestCard, rowKey } from './engine-links.js';
 
@@ -231,10 +231,16 @@ export class AnalyticsEngine {
       for (const id of this.directRaces) if (!this.dirtyRaces.has(id)) this.directRaces.delete(id);
     }
     await this.state.prefetch({ races: ids, horses: [], indexes: [] });
-    for (const raceId of ids) {
-      await this.recompute(this.state.peekRace(raceId) ?? (await this.state.race(raceId)), emit);
-      const paused = options.between?.();
-      if (paused) await paused;
+    for (let from = 0; from < ids.length; from += ROWS_READY_SLICE) {
+      const slice = ids.slice(from, from + ROWS_READY_SLICE);
+      const races: RaceState[] = [];
+      for (const raceId of slice) races.push(this.state.peekRace(raceId) ?? (await this.state.race(raceId)));
+      await this.residency.readyRowsMany(races.map((r) => r.links).filter((l): l is RaceLinks => l !== null));
+      for (const race of races) {
+        await this.recompute(race, emit);
+        const paused = options.between?.();
+        if (paused) await paused;
+      }
     }
     return out;
   }
@@ -409,6 +415,13 @@ export function rowFingerprint(r: AnalyticsRow): string {
   }
   return hex(fmix32(h1)) + hex(fmix32(h2));
 }
+
+/**
+ * Races whose row inputs (horses, index heads, window months) are made resident together, in a few
+ * multi-gets, before they are computed one by one: bounds what a large flush (a takeover's history)
+ * loads ahead of its rows.
+ */
+const ROWS_READY_SLICE = 2_000;
 
 const F64 = new Float64Array(1);
 const U32 = new Uint32Array(F64.buffer);

@@ -355,6 +355,33 @@ export class EngineState {
     });
   }
 
+  /**
+   * Reads these months of resident indexes (index, first instant of the month) in one multi-get and
+   * installs them; months already resident, and indexes no longer in memory, are skipped. What
+   * `ChunkedIndex.load` does one `get` at a time, for the months a whole batch of rows needs.
+   */
+  async loadChunks(want: Iterable<readonly [ChunkedIndex, number]>): Promise<void> {
+    const keys: string[] = [];
+    const targets: (readonly [ChunkedIndex, number])[] = [];
+    const seen = new Set<string>();
+    for (const w of want) {
+      const ids = this.indexIds.get(w[0]);
+      if (!ids) continue;
+      const key = chunkKey(ids[0], ids[1], w[1]);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      keys.push(key);
+      targets.push(w);
+    }
+    if (keys.length === 0) return;
+    const store = this.store;
+    const values = store ? await store.getMany(keys) : [];
+    for (let i = 0; i < targets.length; i++) {
+      const b = values[i];
+      targets[i]![0].install(targets[i]![1], b ? decodeChunk(b) : undefined);
+    }
+  }
+
   // ---- courses ----
 
   /** The latest version of a course seen. */
