@@ -275,11 +275,6 @@ export class ChunkedIndex {
     this.absent--;
   }
 
-  /** The first instant of the month at position i (positions as `missing` and `missingLast` name them). */
-  monthAt(i: number): number {
-    return this.startAt(i);
-  }
-
   /** Makes `window(from, t)` answerable; undefined when nothing had to be loaded. */
   ensure(from: number, t: number): Promise<void> | undefined {
     if (this.absent === 0) return undefined; // the query itself marks the chunks it reads as used
@@ -580,7 +575,8 @@ export class ChunkedIndex {
     this.len++;
   }
 
-  private startAt(i: number): number {
+  /** The first instant of the month at position i (positions as `missing` and `missingLast` name them). */
+  startAt(i: number): number {
     return this.m[i * this.stride + START]!;
   }
 

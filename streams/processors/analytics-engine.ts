@@ -2,8 +2,8 @@
  * The analytics processor's core: a deterministic state machine over cards, results and courses that
  * keeps per-entity rolling aggregates and, on flush, (re)computes the rows of every race whose inputs
  * changed. Its only I/O is reading state it does not hold in memory (EngineState loads it from the
- * store): each change first makes what it touches resident (`ready`, `readyRows`, awaiting only on a
- * miss), then runs synchronously. The pipeline feeds it decoded events and checkpoints what it marks dirty.
+ * store): each change first makes what it touches resident (`ready`, `readyRowsMany`, awaiting only
+ * on a miss), then runs synchronously. The pipeline feeds it decoded events and checkpoints what it marks dirty.
  *
  * Every row is computed "as of" its race's off from (a) the race's own card and result and (b) one
  * entity key's visible history per feature (horse, jockey, trainer, sire, course snapshot key), so the
@@ -237,7 +237,7 @@ export class AnalyticsEngine {
       for (const raceId of slice) races.push(this.state.peekRace(raceId) ?? (await this.state.race(raceId)));
       await this.residency.readyRowsMany(races.map((r) => r.links).filter((l): l is RaceLinks => l !== null));
       for (const race of races) {
-        await this.recompute(race, emit);
+        this.recompute(race, emit);
         const paused = options.between?.();
         if (paused) await paused;
       }
@@ -328,9 +328,9 @@ export class AnalyticsEngine {
     race.links = next;
   }
 
-  private async recompute(race: RaceState, emit: (o: RowOutput) => void): Promise<void> {
+  private recompute(race: RaceState, emit: (o: RowOutput) => void): void {
     this.counters.racesRecomputed++;
-    const rows = await this.computeRows(race);
+    const rows = computeRows(this.state, this.residency, race, this.calendar);
     const next: Record<string, string> = {};
     for (const row of rows) {
       next[row.horseId] = rowFingerprint(row);
@@ -350,11 +350,6 @@ export class AnalyticsEngine {
       race.emitted = next;
       this.state.touchRace(race);
     }
-  }
-
-  /** The current rows of a race (final once its result is in), ordered by horseId. */
-  computeRows(race: RaceState): Promise<AnalyticsRow[]> {
-    return computeRows(this.state, this.residency, race, this.calendar);
   }
 }
 

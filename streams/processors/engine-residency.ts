@@ -82,44 +82,11 @@ export class EngineResidency {
   }
 
   /**
-   * Makes resident what computing a race's rows reads: the starters' horses (the links' runners) and
-   * every window each kind queries. Returns the index of each key of the links' plan (undefined where the
-   * key has no history yet).
-   */
-  async readyRows(l: RaceLinks): Promise<readonly (ChunkedIndex | undefined)[]> {
-    const s = this.state;
-    for (const r of l.runners) if (!s.peekHorse(r.horseId)) await s.horse(r.horseId);
-    const plan = linkPlan(l);
-    const keys = plan.keys;
-    const off = l.off;
-    let kind: EntityKind | undefined;
-    let t = off;
-    for (let p = 0; p < keys.length; p++) {
-      const k = keys[p]![0];
-      if (k !== kind) {
-        kind = k;
-        t = k.asOf ? k.asOf(off, this.cal) : off;
-      }
-      const i = this.resident(plan, p) ?? (await this.load(plan, p, false));
-      if (!i) continue;
-      for (const len of k.windowsMs) {
-        const q = i.ensure(windowFrom(len, t), t);
-        if (q) await q;
-      }
-      if (k.lastDim !== undefined) {
-        const q = i.ensureLast(k.lastDim, t, t - LAST_WIN_HORIZON);
-        if (q) await q;
-      }
-    }
-    return resolvedIndexes(s, plan);
-  }
-
-  /**
    * Makes resident, for a whole set of races, what computing their rows reads, in a few multi-gets
    * rather than one store read per miss: one round trip for the starters' horses and the index heads,
    * one for the months the windows need, then one per step back of the last-win walks still short of
-   * a month (most need none). `readyRows` for each race then finds everything in memory (and still
-   * loads whatever is missing, e.g. an index evicted in between).
+   * a month (most need none). Until the state next evicts, each race's rows are then computed from
+   * memory (`rowSources`).
    */
   async readyRowsMany(all: readonly RaceLinks[]): Promise<void> {
     const s = this.state;
@@ -140,7 +107,7 @@ export class EngineResidency {
     for (const l of all) {
       this.eachQuery(l, (i, k, t) => {
         for (const len of k.windowsMs)
-          for (const pos of i.missing(windowFrom(len, t), t)) months.push([i, i.monthAt(pos)]);
+          for (const pos of i.missing(windowFrom(len, t), t)) months.push([i, i.startAt(pos)]);
         if (k.lastDim !== undefined) walks.push({ i, dim: k.lastDim, t, asked: Number.NaN });
       });
     }
@@ -151,8 +118,8 @@ export class EngineResidency {
       for (const w of walks) {
         const miss = w.i.missingLast(w.dim, w.t, w.t - LAST_WIN_HORIZON);
         if (miss.length === 0) continue;
-        const start = w.i.monthAt(miss[0]!);
-        if (start === w.asked) continue; // not installed (its index left memory): readyRows loads it
+        const start = w.i.startAt(miss[0]!);
+        if (start === w.asked) continue; // not installed (its index left memory): the query will say so
         w.asked = start;
         want.push([w.i, start]);
         next.push(w);
@@ -160,6 +127,15 @@ export class EngineResidency {
       if (want.length > 0) await s.loadChunks(want);
       walks = next;
     }
+  }
+
+  /**
+   * The index of each key of the links' plan (undefined where the key has no history), as
+   * `readyRowsMany` left them resolved; no store read. A month a query needs and does not find in
+   * memory throws (ChunkedIndex's MissingChunkError), never a silent wrong answer.
+   */
+  rowSources(l: RaceLinks): readonly (ChunkedIndex | undefined)[] {
+    return resolvedIndexes(this.state, linkPlan(l));
   }
 
   /** Calls `f` with each resident index of the links' plan, its kind and the instant its queries are as of. */

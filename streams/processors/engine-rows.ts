@@ -1,8 +1,8 @@
 /**
  * Rows: assembling a race's analytics rows from its own card and result, the horse's history and one
  * entity key per indexed kind (looping over the entity table), then the ranks within the race (family
- * R, a second stage over the race's rows). Synchronous once `EngineResidency.readyRows` has made
- * everything resident.
+ * R, a second stage over the race's rows). Synchronous: the caller first makes what a set of races'
+ * rows read resident (`EngineResidency.readyRowsMany`).
  */
 import type { AnalyticsRow, RaceCardRunner } from '../../domain/avro-types.generated.js';
 import { distanceBucket, distanceBucketCode, disciplineCode, goingCode, surfaceCode } from '../../domain/codes.js';
@@ -46,13 +46,16 @@ function blankRow(): AnalyticsRow {
 const byHorseId = (a: RaceCardRunner, b: RaceCardRunner) =>
   a.horseId < b.horseId ? -1 : a.horseId > b.horseId ? 1 : 0;
 
-/** The current rows of a race (final once its result is in), ordered by horseId. */
-export async function computeRows(
+/**
+ * The current rows of a race (final once its result is in), ordered by horseId. What they read must be
+ * resident (`EngineResidency.readyRowsMany` over the race's links).
+ */
+export function computeRows(
   state: EngineState,
   residency: EngineResidency,
   race: RaceState,
   cal: SnapshotCalendar,
-): Promise<AnalyticsRow[]> {
+): AnalyticsRow[] {
   const latest = latestCard(race.cards);
   if (!latest) return [];
   const result = race.result;
@@ -65,7 +68,7 @@ export async function computeRows(
   // keyed the same way: their plan's keys and resolved indexes serve the rows too.
   const links = race.links!;
   const plan = linkPlan(links);
-  const sources = await residency.readyRows(links);
+  const sources = residency.rowSources(links);
   const linkPos = new Map(links.runners.map((x, j) => [x.horseId, j]));
 
   const course = state.courseAt(card.courseId, off);
@@ -131,7 +134,9 @@ export async function computeRows(
       ownerId: r.ownerId,
       fieldSize: declared.length,
     };
-    const runs = state.peekHorse(r.horseId)!.runs;
+    const horse = state.peekHorse(r.horseId);
+    if (!horse) throw new Error(`race ${race.raceId}: horse ${r.horseId} is not in memory (readyRowsMany first)`);
+    const runs = horse.runs;
     const hf = horseFeatures(runs, today);
     row.careerRuns = hf.careerRuns;
     row.careerWins = hf.careerWins;
