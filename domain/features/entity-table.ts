@@ -23,7 +23,7 @@ import { round1, round4, roundHalfAway } from '../rounding.js';
 import { MS_PER_DAY, utcDaysBetween } from '../time.js';
 import { inForceAt, type SnapshotCalendar } from './snapshot-calendar.js';
 import { courseRaceVector as courseRaceVectorOf, courseSnapshotFields } from './snapshot-fields.js';
-import type { WindowSource } from './window-source.js';
+import { windowCounts, type WindowSource } from './window-source.js';
 
 /** What keys and vectors read of a race: from the card used for the race's own fields. */
 export interface RaceFacts {
@@ -312,6 +312,12 @@ const JOCKEY_FOLDS = foldInto(PERF_WIDTH, [
   },
 ]);
 
+const JOCKEY_W = {
+  w14: windowCounts(JOCKEY_FOLDS.width),
+  w90: windowCounts(JOCKEY_FOLDS.width),
+  y: windowCounts(JOCKEY_FOLDS.width),
+};
+
 export const JOCKEY: RunnerEntityKind = {
   kind: 'jockey',
   per: 'runner',
@@ -325,9 +331,9 @@ export const JOCKEY: RunnerEntityKind = {
       row.jockeyDaysSinceLastWinner = NO_WIN_DAYS;
       return 0;
     }
-    const w14 = src.window(off - DAYS_14, off);
-    const w90 = src.window(off - DAYS_90, off);
-    const y = src.window(off - DAYS_365, off);
+    const w14 = src.window(off - DAYS_14, off, JOCKEY_W.w14);
+    const w90 = src.window(off - DAYS_90, off, JOCKEY_W.w90);
+    const y = src.window(off - DAYS_365, off, JOCKEY_W.y);
     const s = y.sums;
     row.jockeyWinRate90Day = rate(w90.sums[PERF.win]!, w90.n);
     row.jockeyRides90Day = w90.n;
@@ -353,6 +359,12 @@ const TRAINER_FOLDS = foldInto(PERF_WIDTH, [
   },
 ]);
 
+const TRAINER_W = {
+  w14: windowCounts(TRAINER_FOLDS.width),
+  w30: windowCounts(TRAINER_FOLDS.width),
+  y: windowCounts(TRAINER_FOLDS.width),
+};
+
 export const TRAINER: RunnerEntityKind = {
   kind: 'trainer',
   per: 'runner',
@@ -367,9 +379,9 @@ export const TRAINER: RunnerEntityKind = {
       row.trainerDaysSinceLastWinner = NO_WIN_DAYS;
       return 0;
     }
-    const w14 = src.window(off - DAYS_14, off);
-    const w30 = src.window(off - DAYS_30, off);
-    const y = src.window(off - DAYS_365, off);
+    const w14 = src.window(off - DAYS_14, off, TRAINER_W.w14);
+    const w30 = src.window(off - DAYS_30, off, TRAINER_W.w30);
+    const y = src.window(off - DAYS_365, off, TRAINER_W.y);
     const wins14 = count(w14.sums[PERF.win]!);
     const s = y.sums;
     row.trainer14DayWinRate = rate(wins14, w14.n);
@@ -390,6 +402,8 @@ export const TRAINER: RunnerEntityKind = {
   },
 };
 
+const OWNER_W = windowCounts(PERF_WIDTH);
+
 export const OWNER: RunnerEntityKind = {
   kind: 'owner',
   per: 'runner',
@@ -399,13 +413,15 @@ export const OWNER: RunnerEntityKind = {
   vector: (r, race) => perfVector(r, race, false),
   features(src, { off }, row) {
     if (!src) return 0;
-    const y = src.window(off - DAYS_365, off);
+    const y = src.window(off - DAYS_365, off, OWNER_W);
     row.ownerRunners365Day = y.n;
     row.ownerWinRate365Day = rate(y.sums[PERF.win]!, y.n);
     row.ownerAe365Day = ae(y.sums[PERF.spWins]!, y.sums[PERF.invSp]!);
     return y.latestVisible;
   },
 };
+
+const TRAINER_JOCKEY_W = windowCounts(PERF_WIDTH);
 
 export const TRAINER_JOCKEY: RunnerEntityKind = {
   kind: 'tj',
@@ -417,7 +433,7 @@ export const TRAINER_JOCKEY: RunnerEntityKind = {
   vector: (r, race) => perfVector(r, race, false),
   features(src, { off }, row) {
     if (!src) return 0;
-    const y = src.window(off - DAYS_365, off);
+    const y = src.window(off - DAYS_365, off, TRAINER_JOCKEY_W);
     row.trainerJockeyRuns365Day = y.n;
     row.trainerJockeyWinRate365Day = rate(y.sums[PERF.win]!, y.n);
     row.trainerJockeyAe365Day = ae(y.sums[PERF.spWins]!, y.sums[PERF.invSp]!);
@@ -433,6 +449,7 @@ function winWindowKind(
   lookbackMs: number,
   write: (row: AnalyticsRow, runs: number, winRate: number) => void,
 ): RunnerEntityKind {
+  const scratch = windowCounts(WIN_ONLY);
   return {
     kind,
     within,
@@ -443,7 +460,11 @@ function winWindowKind(
     vector: winVector,
     features(src, { off }, row) {
       if (!src) return 0;
-      const w = src.window(lookbackMs === Number.POSITIVE_INFINITY ? Number.NEGATIVE_INFINITY : off - lookbackMs, off);
+      const w = src.window(
+        lookbackMs === Number.POSITIVE_INFINITY ? Number.NEGATIVE_INFINITY : off - lookbackMs,
+        off,
+        scratch,
+      );
       write(row, w.n, rate(w.sums[0]!, w.n));
       return w.latestVisible;
     },
@@ -488,6 +509,8 @@ const SIRE_FOLDS = foldInto(PERF_DIST_WIDTH, [
   },
 ]);
 
+const SIRE_W = windowCounts(SIRE_FOLDS.width);
+
 export const SIRE: RunnerEntityKind = {
   kind: 'sire',
   per: 'runner',
@@ -497,7 +520,7 @@ export const SIRE: RunnerEntityKind = {
   vector: (r, race) => SIRE_FOLDS.vector(perfVector(r, race, true), r, race),
   features(src, { off, race }, row) {
     if (!src) return 0;
-    const w = src.window(Number.NEGATIVE_INFINITY, off);
+    const w = src.window(Number.NEGATIVE_INFINITY, off, SIRE_W);
     const s = w.sums;
     const wins = count(s[PERF.win]!);
     row.sireProgenyWinRate = rate(wins, w.n);
@@ -519,6 +542,8 @@ const DAM_SIRE_FOLDS = foldInto(PERF_DIST_WIDTH, [
   },
 ]);
 
+const DAM_SIRE_W = windowCounts(DAM_SIRE_FOLDS.width);
+
 export const DAM_SIRE: RunnerEntityKind = {
   kind: 'dsire',
   per: 'runner',
@@ -528,7 +553,7 @@ export const DAM_SIRE: RunnerEntityKind = {
   vector: (r, race) => DAM_SIRE_FOLDS.vector(perfVector(r, race, true), r, race),
   features(src, { off, race }, row) {
     if (!src) return 0;
-    const w = src.window(Number.NEGATIVE_INFINITY, off);
+    const w = src.window(Number.NEGATIVE_INFINITY, off, DAM_SIRE_W);
     const wins = count(w.sums[PERF.win]!);
     row.damSireProgenyRuns = w.n;
     row.damSireProgenyWinRate = rate(wins, w.n);
@@ -537,6 +562,8 @@ export const DAM_SIRE: RunnerEntityKind = {
     return w.latestVisible;
   },
 };
+
+const DAM_W = windowCounts(WIN_ONLY);
 
 export const DAM: RunnerEntityKind = {
   kind: 'dam',
@@ -547,7 +574,7 @@ export const DAM: RunnerEntityKind = {
   vector: winVector,
   features(src, { off }, row) {
     if (!src) return 0;
-    const w = src.window(Number.NEGATIVE_INFINITY, off);
+    const w = src.window(Number.NEGATIVE_INFINITY, off, DAM_W);
     row.damProgenyRuns = w.n;
     row.damProgenyWins = count(w.sums[0]!);
     row.damProgenyWinRate = rate(w.sums[0]!, w.n);

@@ -6,7 +6,7 @@
 import type { AnalyticsRow, CourseSnapshot } from '../avro-types.generated.js';
 import { round4 } from '../rounding.js';
 import { inForceAt, periodLabel, periodStart, type SnapshotCalendar } from './snapshot-calendar.js';
-import type { WindowSource } from './window-source.js';
+import { windowCounts, type WindowSource } from './window-source.js';
 
 export const COURSE_VEC = {
   drawRace: 0,
@@ -19,6 +19,9 @@ export const COURSE_VEC = {
   runners: 7,
 } as const;
 export const COURSE_VEC_WIDTH = 8;
+
+/** the one window snapshotAt reads, reused by every call (its sums are read before it returns) */
+const SNAPSHOT_W = windowCounts(COURSE_VEC_WIDTH);
 
 const rate = (num: number, den: number): number => (den > 0 ? round4(num / den) : 0);
 
@@ -33,22 +36,23 @@ export type SnapshotStats = Omit<
 
 /** The snapshot of one course key covering every race visible at `periodEnd`. */
 export function snapshotAt(idx: WindowSource | undefined, periodEnd: number): SnapshotStats {
-  const zero: SnapshotStats = {
-    races: 0,
-    runners: 0,
-    favouriteRaces: 0,
-    favouriteWinRate: 0,
-    favouritePlaceRate: 0,
-    drawRaces: 0,
-    drawLowWinRate: 0,
-    drawMiddleWinRate: 0,
-    drawHighWinRate: 0,
-    drawBias: 0,
-    drawBiasStrength: 0,
-    latestVisible: 0,
-  };
-  if (!idx) return zero;
-  const w = idx.window(Number.NEGATIVE_INFINITY, periodEnd);
+  if (!idx) {
+    return {
+      races: 0,
+      runners: 0,
+      favouriteRaces: 0,
+      favouriteWinRate: 0,
+      favouritePlaceRate: 0,
+      drawRaces: 0,
+      drawLowWinRate: 0,
+      drawMiddleWinRate: 0,
+      drawHighWinRate: 0,
+      drawBias: 0,
+      drawBiasStrength: 0,
+      latestVisible: 0,
+    };
+  }
+  const w = idx.window(Number.NEGATIVE_INFINITY, periodEnd, SNAPSHOT_W);
   const s = w.sums;
   const drawRaces = s[COURSE_VEC.drawRace]!;
   const low = drawRaces > 0 ? s[COURSE_VEC.low]! / drawRaces : 0;

@@ -20,7 +20,7 @@
  * every query) depend only on the set of events, never on the order they arrived or on what was
  * evicted and reloaded in between.
  */
-import { EventIndex, type WindowCounts } from './event-index.js';
+import { EventIndex, resetCounts, type WindowCounts } from './event-index.js';
 
 /** Room for this many events in a new month's chunk: most keys (owners, dams, the composite keys) have one or two a month; busy ones grow by doubling. */
 const NEW_CHUNK_CAPACITY = 4;
@@ -379,10 +379,10 @@ export class ChunkedIndex {
 
   /**
    * Counts and sums over events with off in [from, t) visible at t (visibleAt < t); latestVisible is
-   * the latest visibleAt < t over the whole history (as EventIndex.window).
+   * the latest visibleAt < t over the whole history (as EventIndex.window). With `out`, written there.
    */
-  window(from: number, t: number): WindowCounts {
-    return this.scan(from, t, null)!;
+  window(from: number, t: number, out?: WindowCounts): WindowCounts {
+    return this.scan(from, t, null, out)!;
   }
 
   /**
@@ -493,7 +493,7 @@ export class ChunkedIndex {
    * summaries are added from the prefix sums. Every other chunk in [iFrom, iT) is read in detail, and
    * so are chunks before the window that hold an event visible only at or after t (for latestVisible).
    */
-  private scan(from: number, t: number, missing: number[] | null): WindowCounts | undefined {
+  private scan(from: number, t: number, missing: number[] | null, into?: WindowCounts): WindowCounts | undefined {
     const w = this.width;
     const P = PS + w;
     const p = this.p;
@@ -505,7 +505,9 @@ export class ChunkedIndex {
     const b = Math.min(j, this.firstEndAfter(t));
     const out: WindowCounts | undefined = missing
       ? undefined
-      : { n: 0, sums: new Array<number>(w).fill(0), latestVisible: 0 };
+      : into
+        ? resetCounts(into, w)
+        : { n: 0, sums: new Array<number>(w).fill(0), latestVisible: 0 };
     const pm = p[j * P + PMAX]!;
     let found = pm !== Number.NEGATIVE_INFINITY;
     let latest = found ? pm : 0;

@@ -53,6 +53,15 @@ export interface EventIndexJson {
   x: number[];
 }
 
+/** Zeroes the first `width` sums, the count and latestVisible of a caller's WindowCounts; returns it. */
+export function resetCounts(out: WindowCounts, width: number): WindowCounts {
+  out.n = 0;
+  const sums = out.sums;
+  for (let d = 0; d < width; d++) sums[d] = 0;
+  out.latestVisible = 0;
+  return out;
+}
+
 const MIN_CAPACITY = 2;
 const MIN_SLOTS = 16;
 /** Up to this many events an index keeps neither a key table nor cumulative sums (see the layout above). */
@@ -187,10 +196,13 @@ export class EventIndex {
 
   /**
    * Counts and sums over events with off in [fromOff, T) visible at T (visibleAt < T).
-   * `fromOff = -Infinity` gives the whole visible history.
+   * `fromOff = -Infinity` gives the whole visible history. With `into`, the answer is written there
+   * (see WindowSource.window).
    */
-  window(fromOff: number, t: number): WindowCounts {
-    const out: WindowCounts = { n: 0, sums: new Array<number>(this.width).fill(0), latestVisible: 0 };
+  window(fromOff: number, t: number, into?: WindowCounts): WindowCounts {
+    const out = into
+      ? resetCounts(into, this.width)
+      : { n: 0, sums: new Array<number>(this.width).fill(0), latestVisible: 0 };
     out.latestVisible = this.addWindow(fromOff, t, out);
     return out;
   }

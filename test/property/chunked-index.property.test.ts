@@ -68,6 +68,8 @@ describe('ChunkedIndex (property)', () => {
           return b ? decodeChunk(b) : undefined;
         };
         let chunked = new ChunkedIndex(2, loader);
+        const reused = { n: 7, sums: [3, 5], latestVisible: 11 };
+        const reusedFlat = { n: 7, sums: [3, 5], latestVisible: 11 };
         const offs = new Map<string, number>();
         const save = () => {
           for (const m of chunked.takeDirty().chunks) stored.set(m.start, encodeChunk(m.chunk!));
@@ -122,6 +124,14 @@ describe('ChunkedIndex (property)', () => {
             expect(a.n).toBe(b.n);
             expect(a.latestVisible).toBe(b.latestVisible);
             for (let d = 0; d < 2; d++) expect(Math.abs(a.sums[d]! - b.sums[d]!)).toBeLessThan(1e-9);
+            // into a caller's reused counts (what every row's features pass): the same answer, bit for bit,
+            // whatever the previous query left in them
+            const into = chunked.window(from, at, reused);
+            expect(into).toBe(reused);
+            expect(into).toEqual(a);
+            const flatInto = flat.window(from, at, reusedFlat);
+            expect(flatInto).toBe(reusedFlat);
+            expect(flatInto).toEqual(b);
             // the latest event with a dimension > 0: exact, or -Infinity when it is off before the horizon
             for (let d = 0; d < 2; d++) {
               const horizon = at - o.horizon;
