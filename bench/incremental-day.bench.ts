@@ -34,7 +34,13 @@ const histories = values
   .map((h) => (h === 'full' ? Math.round((day - FULL_FROM) / 86_400_000) : Number(h)));
 for (const historyDays of histories) {
   const dir = mkdtempSync(join(tmpdir(), 'racing-day-'));
-  const env = { ...process.env, RACING_DATA_DIR: dir, LOG_LEVEL: 'warn' };
+  // MALLOC_ARENA_MAX as the `racing` command and `npm start` run the service (README, "Memory")
+  const env = {
+    ...process.env,
+    RACING_DATA_DIR: dir,
+    LOG_LEVEL: 'warn',
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+  };
   const racing = (args: string[]) => run(node[0]!, [...node.slice(1), ...cli, ...args], { env, maxBuffer: 1 << 26 });
   try {
     const range = [

@@ -34,6 +34,8 @@ async function measure(mode: string, extraEnv: Record<string, string>) {
     RACING_DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
     RACING_PARTITIONS: values.partitions!,
+    // as the `racing` command and `npm start` run the service (README, "Memory")
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
     ...extraEnv,
   };
   try {

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=64
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=64
 /**
  * `racing`: the one command-line entry point. Commands:
  *   start | generate | process | serve | rebuild | keys create|revoke|list | accounts grant|revoke|list
