@@ -24,6 +24,15 @@ export function windowCounts(width: number): WindowCounts {
   return { n: 0, sums: new Array<number>(width).fill(0), latestVisible: 0 };
 }
 
+/** Zeroes the count, the first `width` sums and latestVisible of a caller's WindowCounts; returns it. */
+export function resetCounts(out: WindowCounts, width: number): WindowCounts {
+  out.n = 0;
+  const sums = out.sums;
+  for (let d = 0; d < width; d++) sums[d] = 0;
+  out.latestVisible = 0;
+  return out;
+}
+
 /**
  * The history of a key that is known (the card names it) but has no visible event yet: every window is
  * empty. Distinct from no key at all (undefined), which gets the family's unknown values.
@@ -31,10 +40,7 @@ export function windowCounts(width: number): WindowCounts {
 export const EMPTY_HISTORY: WindowSource = {
   window: (_from, _t, out) => {
     if (!out) return { n: 0, sums: ZEROS as number[], latestVisible: 0 };
-    out.n = 0;
-    out.sums.fill(0);
-    out.latestVisible = 0;
-    return out;
+    return resetCounts(out, out.sums.length);
   },
   lastOffWith: () => undefined,
 };

@@ -20,7 +20,8 @@
  * every query) depend only on the set of events, never on the order they arrived or on what was
  * evicted and reloaded in between.
  */
-import { EventIndex, resetCounts, type WindowCounts } from './event-index.js';
+import { resetCounts, windowCounts } from '../../domain/features/window-source.js';
+import { EventIndex, type WindowCounts } from './event-index.js';
 
 /** Room for this many events in a new month's chunk: most keys (owners, dams, the composite keys) have one or two a month; busy ones grow by doubling. */
 const NEW_CHUNK_CAPACITY = 4;
@@ -503,11 +504,7 @@ export class ChunkedIndex {
     const j = this.prefixVisibleBefore(t, iT);
     const a = from === Number.NEGATIVE_INFINITY ? 0 : this.firstStartAtOrAfter(from);
     const b = Math.min(j, this.firstEndAfter(t));
-    const out: WindowCounts | undefined = missing
-      ? undefined
-      : into
-        ? resetCounts(into, w)
-        : { n: 0, sums: new Array<number>(w).fill(0), latestVisible: 0 };
+    const out: WindowCounts | undefined = missing ? undefined : into ? resetCounts(into, w) : windowCounts(w);
     const pm = p[j * P + PMAX]!;
     let found = pm !== Number.NEGATIVE_INFINITY;
     let latest = found ? pm : 0;

@@ -40,7 +40,12 @@
  *
  * off and visibleAt must not be NaN (as before, the order is then undefined); ±Infinity is fine.
  */
-import type { WindowCounts, WindowSource } from '../../domain/features/window-source.js';
+import {
+  resetCounts,
+  windowCounts,
+  type WindowCounts,
+  type WindowSource,
+} from '../../domain/features/window-source.js';
 import { fmix32 } from '../../domain/hash.js';
 
 export type { WindowCounts, WindowSource };
@@ -51,15 +56,6 @@ export interface EventIndexJson {
   o: number[];
   v: number[];
   x: number[];
-}
-
-/** Zeroes the first `width` sums, the count and latestVisible of a caller's WindowCounts; returns it. */
-export function resetCounts(out: WindowCounts, width: number): WindowCounts {
-  out.n = 0;
-  const sums = out.sums;
-  for (let d = 0; d < width; d++) sums[d] = 0;
-  out.latestVisible = 0;
-  return out;
 }
 
 const MIN_CAPACITY = 2;
@@ -200,9 +196,7 @@ export class EventIndex {
    * (see WindowSource.window).
    */
   window(fromOff: number, t: number, into?: WindowCounts): WindowCounts {
-    const out = into
-      ? resetCounts(into, this.width)
-      : { n: 0, sums: new Array<number>(this.width).fill(0), latestVisible: 0 };
+    const out = into ? resetCounts(into, this.width) : windowCounts(this.width);
     out.latestVisible = this.addWindow(fromOff, t, out);
     return out;
   }
