@@ -19,6 +19,15 @@
  * The summaries are recomputed from the chunk's own cumulative sums after every change, so they (and
  * every query) depend only on the set of events, never on the order they arrived or on what was
  * evicted and reloaded in between.
+ *
+ * Old years rolled up: `rollUp(end)` folds the summaries of every month before `end` (a year's first
+ * instant) into one entry at position 0 (start -Infinity, end `end`), and the head stores that entry
+ * instead of needing those years' blocks, so loading, holding and querying an index costs what its
+ * recent years hold, not its whole history. A query the total answers (a whole-history window with
+ * every rolled event visible, a last-win walk whose horizon lies after them) uses it like any month's
+ * summary; anything that needs those months apart (a window starting among them, a change to one of
+ * them, a rolled event not yet visible) finds position 0 missing, and loading it (`load`, or
+ * `expand`) reads the rolled years' blocks back and puts their months in its place.
  */
 import { resetCounts, windowCounts } from '../../domain/features/window-source.js';
 import { EventIndex, type WindowCounts } from './event-index.js';
@@ -28,6 +37,9 @@ const NEW_CHUNK_CAPACITY = 4;
 
 /** Loads a chunk's events by month start; undefined when the store has none. */
 export type ChunkLoader = (monthStart: number) => Promise<EventIndex | undefined>;
+
+/** Reads the stored summary blocks of these years (first instants), in order (to expand a roll-up). */
+export type YearLoader = (years: readonly number[]) => Promise<YearBlock[]>;
 
 /** A changed month as `takeDirty` hands it out for writing: its first instant and its events. */
 export interface DirtyChunk {
@@ -46,6 +58,12 @@ export interface ChunkedIndexHead {
   years: number[];
   pendingRaces: string[];
   pendingOffs: number[];
+  /**
+   * The months before a year rolled up into one total, as doubles: [end, n, maxVisible, then the
+   * width sums], where end is the first instant of the first year not rolled; empty when none is.
+   * The years before end are in `years` (their blocks stay stored) but are not read to load the index.
+   */
+  roll: number[];
 }
 
 /**
@@ -56,8 +74,18 @@ export type YearBlock = Float64Array;
 
 export class MissingChunkError extends Error {
   constructor(start: number) {
-    super(`chunk ${new Date(start).toISOString().slice(0, 7)} is not loaded`);
+    super(
+      Number.isFinite(start)
+        ? `chunk ${new Date(start).toISOString().slice(0, 7)} is not loaded`
+        : 'the rolled-up months are not loaded',
+    );
   }
+}
+
+/** The years of a head that loading the index reads blocks for (those not rolled up). */
+export function unrolledYears(head: ChunkedIndexHead): number[] {
+  const end = head.roll.length > 0 ? head.roll[0]! : Number.NEGATIVE_INFINITY;
+  return head.years.filter((y) => y >= end);
 }
 
 // The fields of one month in `ChunkedIndex.m` (then its `width` sums from SUMS on).
@@ -111,11 +139,18 @@ export class ChunkedIndex {
    * at the first month of a history decades long (most old months are not resident).
    */
   private residentFrom = 0;
+  /** the years rolled up into position 0 (ascending), or null when nothing is rolled up */
+  private rolledYears: number[] | null = null;
+  /** the end of the roll-up the stored head holds: a change to a month before it changes the head */
+  private storedRollEnd = Number.NEGATIVE_INFINITY;
+  /** an expansion under way (two queries may ask for the rolled months at once) */
+  private expanding: Promise<void> | undefined;
 
   constructor(
     readonly width: number,
     private readonly loader?: ChunkLoader,
     capacity = 2,
+    private readonly yearLoader?: YearLoader,
   ) {
     this.stride = SUMS + width;
     this.m = new Array<number>(Math.max(1, capacity) * this.stride).fill(0);
@@ -129,51 +164,150 @@ export class ChunkedIndex {
     head: ChunkedIndexHead,
     blocks: readonly YearBlock[],
     loader?: ChunkLoader,
+    yearLoader?: YearLoader,
   ): ChunkedIndex {
-    if (blocks.length !== head.years.length) {
-      throw new Error(`index head names ${head.years.length} years, ${blocks.length} summary blocks given`);
+    const want = unrolledYears(head);
+    if (blocks.length !== want.length) {
+      throw new Error(`index head names ${want.length} years to read, ${blocks.length} summary blocks given`);
     }
-    let total = 0;
-    for (const b of blocks) {
-      const k = b[0]!;
-      if (!Number.isInteger(k) || k < 0 || b.length !== 1 + k * (3 + width)) {
-        throw new Error(`a year block of ${b.length} doubles does not hold ${k} months of width ${width}`);
-      }
-      total += k;
+    const rolled = head.roll.length > 0;
+    if (rolled && head.roll.length !== 3 + width) {
+      throw new Error(`a roll-up of ${head.roll.length} doubles does not hold width ${width}`);
     }
-    const idx = new ChunkedIndex(width, loader, total);
-    const S = idx.stride;
+    const total = monthsIn(blocks, width);
+    const idx = new ChunkedIndex(width, loader, total + (rolled ? 1 : 0), yearLoader);
     const m = idx.m;
-    let i = 0;
-    for (const b of blocks) {
-      const k = b[0]!;
-      const at = 1 + 3 * k;
-      for (let j = 0; j < k; j++, i++) {
-        const o = i * S;
-        const start = b[1 + 3 * j]!;
-        m[o + START] = start;
-        m[o + END] = nextMonth(start);
-        m[o + N] = b[2 + 3 * j]!;
-        m[o + MAXV] = b[3 + 3 * j]!;
-        m[o + USED] = Number.NEGATIVE_INFINITY;
-        for (let d = 0; d < width; d++) m[o + SUMS + d] = b[at + j * width + d]!;
-      }
+    if (rolled) {
+      const r = head.roll;
+      m[START] = Number.NEGATIVE_INFINITY;
+      m[END] = r[0]!;
+      m[N] = r[1]!;
+      m[MAXV] = r[2]!;
+      m[USED] = Number.NEGATIVE_INFINITY;
+      for (let d = 0; d < width; d++) m[SUMS + d] = r[3 + d]!;
+      idx.rolledYears = head.years.filter((y) => y < r[0]!);
+      idx.storedRollEnd = r[0]!;
     }
-    idx.len = total;
-    idx.chunks = new Array<EventIndex | null>(total).fill(null);
-    idx.absent = total;
-    idx.residentFrom = total;
+    const first = rolled ? 1 : 0;
+    writeMonths(m, idx.stride, first, blocks, width);
+    idx.len = first + total;
+    idx.chunks = new Array<EventIndex | null>(idx.len).fill(null);
+    idx.absent = idx.len;
+    idx.residentFrom = idx.len;
     for (let p = 0; p < head.pendingRaces.length; p++) idx.pending.set(head.pendingRaces[p]!, head.pendingOffs[p]!);
     return idx;
   }
 
   toHead(): ChunkedIndexHead {
-    const years: number[] = [];
-    for (let i = 0; i < this.len; i++) {
+    const years: number[] = this.rolledYears ? [...this.rolledYears] : [];
+    for (let i = this.rolledYears ? 1 : 0; i < this.len; i++) {
       const y = yearStart(this.startAt(i));
       if (years[years.length - 1] !== y) years.push(y);
     }
-    return { years, pendingRaces: [...this.pending.keys()], pendingOffs: [...this.pending.values()] };
+    const roll: number[] = [];
+    if (this.rolledYears) {
+      const m = this.m;
+      roll.push(m[END]!, m[N]!, m[MAXV]!);
+      for (let d = 0; d < this.width; d++) roll.push(m[SUMS + d]!);
+    }
+    this.storedRollEnd = this.rolledYears ? this.m[END]! : Number.NEGATIVE_INFINITY;
+    return { years, pendingRaces: [...this.pending.keys()], pendingOffs: [...this.pending.values()], roll };
+  }
+
+  /** Whether the months before some year are rolled up into position 0. */
+  get rolled(): boolean {
+    return this.rolledYears !== null;
+  }
+
+  /**
+   * Folds every month before `end` (the first instant of a year) into one total at position 0, when
+   * none of them is in memory (each chunk before `end` evicted, so none is dirty) and there is more
+   * than the current roll-up to fold; returns whether it did (the head then changed). The arrays are
+   * rebuilt at their new size, so the memory of the old months goes too.
+   */
+  rollUp(end: number): boolean {
+    if (yearStart(end) !== end) throw new Error(`a roll-up ends at a year's start, not ${end}`);
+    const k = this.firstEndAfter(end); // positions wholly before end (months end at or before it)
+    const already = this.rolledYears !== null;
+    if (k === 0 || (k === 1 && already)) return false;
+    for (let i = this.residentFrom; i < k; i++) if (this.chunks[i]) return false;
+    const S = this.stride;
+    const w = this.width;
+    const old = this.m;
+    const years: number[] = already ? [...this.rolledYears!] : [];
+    let n = 0;
+    let maxV = Number.NEGATIVE_INFINITY;
+    const sums = new Array<number>(w).fill(0);
+    for (let i = 0; i < k; i++) {
+      const o = i * S;
+      n += old[o + N]!;
+      maxV = Math.max(maxV, old[o + MAXV]!);
+      for (let d = 0; d < w; d++) sums[d]! += old[o + SUMS + d]!;
+      if (i === 0 && already) continue;
+      const y = yearStart(old[o + START]!);
+      if (years[years.length - 1] !== y) years.push(y);
+    }
+    const len = this.len - k + 1;
+    const m = new Array<number>(Math.max(2, len) * S).fill(0);
+    for (let x = k * S; x < this.len * S; x++) m[S + x - k * S] = old[x]!;
+    m[START] = Number.NEGATIVE_INFINITY;
+    m[END] = end;
+    m[N] = n;
+    m[MAXV] = maxV;
+    m[USED] = Number.NEGATIVE_INFINITY;
+    for (let d = 0; d < w; d++) m[SUMS + d] = sums[d]!;
+    this.m = m;
+    this.chunks.splice(0, k, null);
+    this.len = len;
+    this.absent -= k - 1;
+    this.residentFrom -= k - 1;
+    this.rolledYears = years;
+    this.p = new Array<number>((len + 1) * (PS + w)).fill(0);
+    this.p[PMAX] = Number.NEGATIVE_INFINITY;
+    this.prefixValid = 0;
+    this.headDirty = true;
+    return true;
+  }
+
+  /**
+   * Puts the rolled-up months back in their own places (all of them absent), read through the year
+   * loader; a no-op when nothing is rolled up. Positions taken before it are stale after it.
+   */
+  expand(): Promise<void> {
+    if (!this.rolledYears) return Promise.resolve();
+    this.expanding ??= this.expandNow().finally(() => (this.expanding = undefined));
+    return this.expanding;
+  }
+
+  private async expandNow(): Promise<void> {
+    const years = this.rolledYears!;
+    if (!this.yearLoader) throw new MissingChunkError(Number.NEGATIVE_INFINITY);
+    const blocks = await this.yearLoader(years);
+    if (this.rolledYears !== years) return; // expanded, or rolled further, while the blocks were read
+    if (blocks.length !== years.length) throw new Error(`${years.length} rolled years asked, ${blocks.length} read`);
+    const w = this.width;
+    const k = monthsIn(blocks, w);
+    const S = this.stride;
+    const old = this.m;
+    const m = new Array<number>((this.len - 1 + k) * S + S).fill(0);
+    writeMonths(m, S, 0, blocks, w);
+    let n = 0;
+    for (let i = 0; i < k; i++) n += m[i * S + N]!;
+    if (n !== old[N]) {
+      throw new Error(
+        `the stored years before ${new Date(old[END]!).toISOString().slice(0, 4)} hold ${n} events, the roll-up ${old[N]}`,
+      );
+    }
+    for (let x = S; x < this.len * S; x++) m[k * S + x - S] = old[x]!;
+    this.m = m;
+    this.chunks.splice(0, 1, ...new Array<EventIndex | null>(k).fill(null));
+    this.len += k - 1;
+    this.absent += k - 1;
+    this.residentFrom += k - 1;
+    this.rolledYears = null;
+    this.p = new Array<number>((this.len + 1) * (PS + w)).fill(0);
+    this.p[PMAX] = Number.NEGATIVE_INFINITY;
+    this.prefixValid = 0;
   }
 
   /** The summary block of the year starting at `year` (its months as they are now). */
@@ -247,6 +381,10 @@ export class ChunkedIndex {
 
   /** Loads the chunks at these positions. */
   async load(positions: readonly number[]): Promise<void> {
+    if (this.rolledYears && positions.includes(0)) {
+      await this.expand(); // the other positions moved: the ensure* loops ask again
+      return;
+    }
     for (const p of positions) {
       if (this.chunks[p]) continue;
       const start = this.startAt(p);
@@ -261,6 +399,7 @@ export class ChunkedIndex {
    * months many indexes need reads them in one multi-get and installs each here.
    */
   install(start: number, c: EventIndex | undefined): void {
+    if (!Number.isFinite(start)) throw new Error('the rolled-up months are read with expand(), not installed');
     const i = this.positionOf(start);
     if (i < 0 || this.chunks[i]) return;
     if (i < this.residentFrom) this.residentFrom = i;
@@ -280,13 +419,13 @@ export class ChunkedIndex {
   ensure(from: number, t: number): Promise<void> | undefined {
     if (this.absent === 0) return undefined; // the query itself marks the chunks it reads as used
     const miss = this.missing(from, t);
-    return miss.length > 0 ? this.load(miss) : undefined;
+    return miss.length > 0 ? this.load(miss).then(() => this.ensure(from, t)) : undefined;
   }
 
   /** Makes `keysOffAfter(off)` and changes at `off` answerable. */
   ensureFrom(off: number): Promise<void> | undefined {
     const miss = this.missingFrom(off);
-    return miss.length > 0 ? this.load(miss) : undefined;
+    return miss.length > 0 ? this.load(miss).then(() => this.ensureFrom(off)) : undefined;
   }
 
   /**
@@ -316,6 +455,7 @@ export class ChunkedIndex {
 
   upsert(key: string, off: number, visibleAt: number, vec: readonly number[]): void {
     const start = monthStart(off);
+    if (this.rolledYears && start < this.m[END]!) throw new MissingChunkError(Number.NEGATIVE_INFINITY);
     let i = this.positionOf(start);
     if (i < 0) {
       i = ~i;
@@ -336,6 +476,7 @@ export class ChunkedIndex {
 
   /** Removes the event with this key from the month of `off`; returns whether it was there. */
   remove(key: string, off: number): boolean {
+    if (this.rolledYears && off < this.m[END]!) throw new MissingChunkError(Number.NEGATIVE_INFINITY);
     const i = this.positionOf(monthStart(off));
     if (i < 0) return false;
     const c = this.chunks[i];
@@ -472,7 +613,7 @@ export class ChunkedIndex {
       const o = i * S;
       if (m[o + N]! > 0 && m[o + MAXV]! >= t0 && !this.chunks[i]) miss.push(i);
     }
-    return miss.length > 0 ? this.load(miss) : undefined;
+    return miss.length > 0 ? this.load(miss).then(() => this.ensureVisibleFrom(t0)) : undefined;
   }
 
   /** Keys of events off strictly after `off` (every later chunk must be resident). */
@@ -552,6 +693,7 @@ export class ChunkedIndex {
     const m = this.m;
     m[o + N] = c.totalsInto(m, o + SUMS);
     m[o + MAXV] = c.maxVisible();
+    if (m[o + START]! < this.storedRollEnd) this.headDirty = true; // the stored roll-up counted this month
     if (m[o + DIRTY] === 0) {
       m[o + DIRTY] = 1;
       this.dirtyChunks++;
@@ -664,7 +806,39 @@ export class ChunkedIndex {
   }
 }
 
-/** First instant of the UTC month holding `ms` (±Infinity map to themselves). */
+/** The months a run of year blocks holds (each block checked against its own count and the width). */
+function monthsIn(blocks: readonly YearBlock[], width: number): number {
+  let total = 0;
+  for (const b of blocks) {
+    const k = b[0]!;
+    if (!Number.isInteger(k) || k < 0 || b.length !== 1 + k * (3 + width)) {
+      throw new Error(`a year block of ${b.length} doubles does not hold ${k} months of width ${width}`);
+    }
+    total += k;
+  }
+  return total;
+}
+
+/** Writes the months of year blocks into a months array (`stride` doubles each) from position `first`. */
+function writeMonths(m: number[], S: number, first: number, blocks: readonly YearBlock[], width: number): void {
+  let i = first;
+  for (const b of blocks) {
+    const k = b[0]!;
+    const at = 1 + 3 * k;
+    for (let j = 0; j < k; j++, i++) {
+      const o = i * S;
+      const start = b[1 + 3 * j]!;
+      m[o + START] = start;
+      m[o + END] = nextMonth(start);
+      m[o + N] = b[2 + 3 * j]!;
+      m[o + MAXV] = b[3 + 3 * j]!;
+      m[o + USED] = Number.NEGATIVE_INFINITY;
+      m[o + DIRTY] = 0;
+      for (let d = 0; d < width; d++) m[o + SUMS + d] = b[at + j * width + d]!;
+    }
+  }
+}
+
 /** Lengthens a plain array of doubles to `length`, the new entries 0 (no holes left to read). */
 function growZeroed(a: number[], length: number): void {
   const had = a.length;
@@ -672,6 +846,7 @@ function growZeroed(a: number[], length: number): void {
   a.fill(0, had);
 }
 
+/** First instant of the UTC month holding `ms` (±Infinity map to themselves). */
 export function monthStart(ms: number): number {
   if (!Number.isFinite(ms)) return ms;
   const d = new Date(ms);

@@ -102,16 +102,20 @@ export class EngineResidency {
       }
     }
     if (horses.length > 0 || heads.length > 0) await s.prefetch({ races: [], horses, indexes: heads });
-    const months: [ChunkedIndex, number][] = [];
-    let walks: LastWalk[] = [];
-    for (const l of all) {
-      this.eachQuery(l, (i, k, t) => {
-        for (const len of k.windowsMs)
-          for (const pos of i.missing(windowFrom(len, t), t)) months.push([i, i.startAt(pos)]);
-        if (k.lastDim !== undefined) walks.push({ i, dim: k.lastDim, t, asked: Number.NaN });
-      });
-    }
-    await s.loadChunks(months);
+    let walks: LastWalk[];
+    let months: [ChunkedIndex, number][];
+    // (again when an index's rolled-up years had to be expanded: its positions moved; rare)
+    do {
+      months = [];
+      walks = [];
+      for (const l of all) {
+        this.eachQuery(l, (i, k, t) => {
+          for (const len of k.windowsMs)
+            for (const pos of i.missing(windowFrom(len, t), t)) months.push([i, i.startAt(pos)]);
+          if (k.lastDim !== undefined) walks.push({ i, dim: k.lastDim, t, asked: Number.NaN });
+        });
+      }
+    } while ((await s.loadChunks(months)) > 0);
     while (walks.length > 0) {
       const next: LastWalk[] = [];
       const want: [ChunkedIndex, number][] = [];

@@ -148,7 +148,7 @@ function f64Of(b: Buffer): Float64Array {
   return f;
 }
 
-/** An entity index head: the years it has months in (raw doubles) and its pending races. */
+/** An entity index head: the years it has months in (raw doubles), its pending races and its roll-up of old years (raw doubles, empty when none). */
 const HEAD_RECORD = avro.Type.forSchema(
   {
     type: 'record',
@@ -158,6 +158,7 @@ const HEAD_RECORD = avro.Type.forSchema(
       { name: 'years', type: 'bytes' },
       { name: 'pendingRaces', type: { type: 'array', items: 'string' } },
       { name: 'pendingOffs', type: doubles },
+      { name: 'roll', type: 'bytes' },
     ],
   } as avro.Schema,
   { omitRecordMethods: true },
@@ -165,18 +166,31 @@ const HEAD_RECORD = avro.Type.forSchema(
 
 export function encodeHead(h: ChunkedIndexHead): Buffer {
   const n = h.years.length;
-  const years = scratchFor(n);
-  for (let i = 0; i < n; i++) years[i] = h.years[i]!;
+  const r = h.roll.length;
+  const doubles = scratchFor(n + r);
+  for (let i = 0; i < n; i++) doubles[i] = h.years[i]!;
+  for (let i = 0; i < r; i++) doubles[n + i] = h.roll[i]!;
   return avroBytes(HEAD_RECORD, {
-    years: Buffer.from(years.buffer, 0, n * 8),
+    years: Buffer.from(doubles.buffer, 0, n * 8),
     pendingRaces: h.pendingRaces,
     pendingOffs: h.pendingOffs,
+    roll: Buffer.from(doubles.buffer, n * 8, r * 8),
   });
 }
 
 export function decodeHead(buf: Buffer): ChunkedIndexHead {
-  const r = HEAD_RECORD.fromBuffer(buf) as { years: Buffer; pendingRaces: string[]; pendingOffs: number[] };
-  return { years: Array.from(f64Of(r.years)), pendingRaces: r.pendingRaces, pendingOffs: r.pendingOffs };
+  const r = HEAD_RECORD.fromBuffer(buf) as {
+    years: Buffer;
+    pendingRaces: string[];
+    pendingOffs: number[];
+    roll: Buffer;
+  };
+  return {
+    years: Array.from(f64Of(r.years)),
+    pendingRaces: r.pendingRaces,
+    pendingOffs: r.pendingOffs,
+    roll: Array.from(f64Of(r.roll)),
+  };
 }
 
 /**

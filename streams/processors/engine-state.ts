@@ -10,7 +10,9 @@
  * Store layout (under the processor's `e/` prefix):
  *   r!<raceId>                    race state (cards, result, links, emitted fingerprints)
  *   h!<horseId>                   horse runs + pending races
- *   i!<kind>!<id>                 entity index head: the years it has months in + pending races
+ *   i!<kind>!<id>                 entity index head: the years it has months in, pending races, and
+ *                                 the total of the years rolled up (their year blocks are read only
+ *                                 when a query or a change needs those months apart)
  *   y!<kind>!<id>!<yearStart>     the summaries of an entity's months in one year (counts, sums)
  *   k!<kind>!<id>!<monthStart>    one month of an entity's events
  *   cr!<courseId>!<raceId>        races at a course (to recompute them when the course changes)
@@ -21,7 +23,7 @@
 import type { Course, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
 import { ENTITY_BY_KIND, ENTITY_KINDS, type RaceFacts, type RunnerFacts } from '../../domain/features/entity-table.js';
 import type { HorseRun } from '../../domain/features/horse.js';
-import { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
+import { ChunkedIndex, unrolledYears } from '../../state/aggregates/chunked-index.js';
 import type { EventIndex } from '../../state/aggregates/event-index.js';
 import type { BatchOp, StorePort } from '../../state/store-port.js';
 import { endianness } from 'node:os';
@@ -78,10 +80,10 @@ function widthOf(kind: IndexKind): number {
 
 /**
  * Bump when the store layout changes: a processor finding another version starts its state afresh. Index
- * heads, year blocks and chunks hold raw doubles in the host's byte order, which the format names (6:
- * little-endian).
+ * heads, year blocks and chunks hold raw doubles in the host's byte order, which the format names (7:
+ * little-endian; 7 added the heads' roll-up of old years).
  */
-export const STATE_FORMAT = endianness() === 'LE' ? '6' : '6-be';
+export const STATE_FORMAT = endianness() === 'LE' ? '7' : '7-be';
 
 /** An index as read from the store: its head and the summary block of each of its years. */
 interface StoredIndex {
@@ -103,7 +105,19 @@ export const RESIDENCY = {
   chunkAge: 100 * DAY,
   /** ... and that no query read in detail for this long (the first month of a 365-day or 5-year window) */
   chunkIdle: 35 * DAY,
+  /**
+   * At a checkpoint, a changed index's months before the year this many years before the current one
+   * are rolled up into one total (ChunkedIndex.rollUp): the longest window a feature reads in detail is
+   * five years (the jockey/trainer-course keys; the last-win walk reaches 800 days), so only a late
+   * change or a query far in the past reads those years' blocks back.
+   */
+  rollYears: 6,
 } as const;
+
+/** The first instant of the year before which a changed index's months are rolled up, at stream time `now`. */
+export function rollEndAt(now: number, rollYears: number = RESIDENCY.rollYears): number {
+  return Date.UTC(new Date(now).getUTCFullYear() - rollYears, 0, 1);
+}
 
 export interface EvictionCounts {
   races: number;
@@ -150,7 +164,18 @@ export class EngineState {
   /** checkpoints taken (takeDirty calls): an index whose `checkpointEpoch` is this is in `dirtyIndexes` */
   private checkpoints = 0;
 
-  constructor(readonly store?: StorePort) {}
+  /** indexes whose old years a checkpoint rolled up, and rolled-up indexes read back apart (stats) */
+  rollUps = 0;
+  expansions = 0;
+
+  /**
+   * `rollYears`: how many years before the current one stay apart (RESIDENCY.rollYears; the tests roll
+   * everything before the next year up, -1, to make every detailed query read the rolled months back).
+   */
+  constructor(
+    readonly store?: StorePort,
+    private readonly rollYears: number = RESIDENCY.rollYears,
+  ) {}
 
   /** Opens the state of a store: only the courses are read up front. */
   static async open(store: StorePort): Promise<EngineState> {
@@ -274,9 +299,10 @@ export class EngineState {
       b ? decodeHead(b) : undefined,
     );
     const keys: string[] = [];
-    heads.forEach((h, i) => {
+    const years = heads.map((h) => (h ? unrolledYears(h) : []));
+    years.forEach((ys, i) => {
       const [k, id] = which[i]!;
-      for (const y of h?.years ?? []) keys.push(yearKey(k, id, y));
+      for (const y of ys) keys.push(yearKey(k, id, y));
     });
     const blocks = keys.length > 0 ? await store.getMany(keys) : [];
     let p = 0;
@@ -284,11 +310,7 @@ export class EngineState {
       if (!head) return undefined;
       const [k, id] = which[i]!;
       const out: YearBlock[] = [];
-      for (const y of head.years) {
-        const b = blocks[p++];
-        if (!b) throw new Error(`state is missing the summaries of ${k} ${id} for ${new Date(y).getUTCFullYear()}`);
-        out.push(decodeYear(b));
-      }
+      for (const y of years[i]!) out.push(yearBlockOf(k, id, y, blocks[p++]));
       return { head, blocks: out };
     });
   }
@@ -303,9 +325,16 @@ export class EngineState {
           return b ? decodeChunk(b) : undefined;
         }
       : undefined;
+    const yearLoader = store
+      ? async (years: readonly number[]): Promise<YearBlock[]> => {
+          this.expansions++;
+          const bufs = await store.getMany(years.map((y) => yearKey(kind, id, y)));
+          return years.map((y, i) => yearBlockOf(kind, id, y, bufs[i]));
+        }
+      : undefined;
     const idx = stored
-      ? ChunkedIndex.fromHead(widthOf(kind), stored.head, stored.blocks, loader)
-      : new ChunkedIndex(widthOf(kind), loader);
+      ? ChunkedIndex.fromHead(widthOf(kind), stored.head, stored.blocks, loader, yearLoader)
+      : new ChunkedIndex(widthOf(kind), loader, undefined, yearLoader);
     idx.touched = this.now;
     this.indexesOf(kind).set(id, idx);
     this.indexIds.set(idx, [kind, id]);
@@ -358,28 +387,38 @@ export class EngineState {
   /**
    * Reads these months of resident indexes (index, first instant of the month) in one multi-get and
    * installs them; months already resident, and indexes no longer in memory, are skipped. What
-   * `ChunkedIndex.load` does one `get` at a time, for the months a whole batch of rows needs.
+   * `ChunkedIndex.load` does one `get` at a time, for the months a whole batch of rows needs. A month
+   * start of -Infinity names an index's rolled-up years: those indexes are expanded instead (their
+   * positions change: the caller asks again); returns how many were.
    */
-  async loadChunks(want: Iterable<readonly [ChunkedIndex, number]>): Promise<void> {
+  async loadChunks(want: Iterable<readonly [ChunkedIndex, number]>): Promise<number> {
     const keys: string[] = [];
     const targets: (readonly [ChunkedIndex, number])[] = [];
     const seen = new Set<string>();
+    const expand = new Set<ChunkedIndex>();
     for (const w of want) {
       const ids = this.indexIds.get(w[0]);
       if (!ids) continue;
+      if (w[1] === Number.NEGATIVE_INFINITY) {
+        expand.add(w[0]);
+        continue;
+      }
       const key = chunkKey(ids[0], ids[1], w[1]);
       if (seen.has(key)) continue;
       seen.add(key);
       keys.push(key);
       targets.push(w);
     }
-    if (keys.length === 0) return;
     const store = this.store;
-    const values = store ? await store.getMany(keys) : [];
+    const [values] = await Promise.all([
+      keys.length > 0 && store ? store.getMany(keys) : [],
+      Promise.all([...expand].map((i) => i.expand())),
+    ]);
     for (let i = 0; i < targets.length; i++) {
       const b = values[i];
       targets[i]![0].install(targets[i]![1], b ? decodeChunk(b) : undefined);
     }
+    return expand.size;
   }
 
   // ---- courses ----
@@ -487,12 +526,17 @@ export class EngineState {
         }),
       );
     }
+    const rollEnd = rollEndAt(this.now, this.rollYears);
     for (const idx of this.dirtyIndexes) {
       const [kind, id] = this.indexIds.get(idx)!;
       const { head, chunks, years } = idx.takeDirty();
+      // the old years (every chunk of them out of memory, so none among the changes just taken) fold
+      // into the head's total, which is then written below
+      if (this.store && Number.isFinite(rollEnd) && idx.rollUp(rollEnd)) this.rollUps++;
       for (const m of chunks) put(chunkKey(kind, id, m.start), encodeChunk(m.chunk!));
       for (const y of years) put(yearKey(kind, id, y), encodeYearOf(idx, y));
-      if (head) put(`i!${kind}!${id}`, encodeHead(idx.toHead()));
+      if (head || idx.headDirty) put(`i!${kind}!${id}`, encodeHead(idx.toHead()));
+      idx.headDirty = false;
     }
     for (const id of this.dirtyCourses) {
       put(`co!${id}`, Buffer.from(JSON.stringify(this.courses.get(id))));
@@ -554,9 +598,16 @@ export class EngineState {
       newRaces: this.newRaces,
       races: this.races.size,
       horses: this.horses.size,
+      rollUps: this.rollUps,
+      expansions: this.expansions,
       ...Object.fromEntries([...this.indexes].map(([k, m]) => [`index.${k}`, m.size])),
     };
   }
+}
+
+function yearBlockOf(kind: IndexKind, id: string, year: number, b: Buffer | undefined): YearBlock {
+  if (!b) throw new Error(`state is missing the summaries of ${kind} ${id} for ${new Date(year).getUTCFullYear()}`);
+  return decodeYear(b);
 }
 
 function yearKey(kind: IndexKind, id: string, start: number): string {

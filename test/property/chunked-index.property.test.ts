@@ -7,14 +7,16 @@
  * months used since an idle cutoff; the loader reads the chunks back from their serialised form, as the
  * processor does. A reload replaces the index by one built from what a checkpoint stores of it (head and
  * year blocks, `fromHead`), with every chunk absent, and the operations go on against that one (new
- * months then grow it past the size it was built with).
+ * months then grow it past the size it was built with). A roll-up folds the months before a year into
+ * one total (after evicting them); the reload then reads only the years after it, and a query or a
+ * change that needs the rolled months apart expands them from the stored year blocks.
  *
  * n, latestVisible and keysOffAfter must be equal; sums to 1e-9 (the chunked sums add month totals,
  * the flat index differences of one cumulative sum: with fractions like 1/3 the roundings differ).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
+import { ChunkedIndex, unrolledYears, type YearBlock } from '../../state/aggregates/chunked-index.js';
 import { EventIndex } from '../../state/aggregates/event-index.js';
 import { decodeChunk, encodeChunk } from '../../streams/processors/engine-state-codec.js';
 
@@ -55,24 +57,41 @@ const op = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('reload' as const) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('roll' as const), year: fc.constantFrom(2020, 2021, 2022) }),
+  },
 );
 
 describe('ChunkedIndex (property)', () => {
-  it('answers every query as one flat EventIndex does, across evictions and reloads', async () => {
+  it('answers every query as one flat EventIndex does, across evictions, reloads and roll-ups', async () => {
+    let rolls = 0;
+    let expansions = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 120 }), async (ops) => {
         const stored = new Map<number, Buffer>();
+        const storedYears = new Map<number, YearBlock>();
         const flat = new EventIndex(2);
         const loader = async (start: number) => {
           const b = stored.get(start);
           return b ? decodeChunk(b) : undefined;
         };
-        let chunked = new ChunkedIndex(2, loader);
+        const yearLoader = async (years: readonly number[]) => {
+          expansions++;
+          return years.map((y) => {
+            const b = storedYears.get(y);
+            if (!b) throw new Error(`no stored block for ${y}`);
+            return b;
+          });
+        };
+        let chunked = new ChunkedIndex(2, loader, undefined, yearLoader);
         const reused = { n: 7, sums: [3, 5], latestVisible: 11 };
         const reusedFlat = { n: 7, sums: [3, 5], latestVisible: 11 };
         const offs = new Map<string, number>();
         const save = () => {
-          for (const m of chunked.takeDirty().chunks) stored.set(m.start, encodeChunk(m.chunk!));
+          const { chunks, years } = chunked.takeDirty();
+          for (const m of chunks) stored.set(m.start, encodeChunk(m.chunk!));
+          for (const y of years) storedYears.set(y, chunked.yearBlock(y));
         };
         for (const o of ops) {
           if (o.kind === 'upsert') {
@@ -101,6 +120,11 @@ describe('ChunkedIndex (property)', () => {
             save();
             const idle = o.idleDay === null ? Number.POSITIVE_INFINITY : BASE + o.idleDay * DAY;
             chunked.evictChunksBefore(BASE + o.day * DAY, idle);
+          } else if (o.kind === 'roll') {
+            save();
+            const end = Date.UTC(o.year, 0, 1);
+            chunked.evictChunksBefore(end);
+            if (chunked.rollUp(end)) rolls++;
           } else if (o.kind === 'reload') {
             save();
             const head = chunked.toHead();
@@ -108,8 +132,9 @@ describe('ChunkedIndex (property)', () => {
             chunked = ChunkedIndex.fromHead(
               2,
               head,
-              head.years.map((y) => chunked.yearBlock(y)),
+              unrolledYears(head).map((y) => storedYears.get(y)!),
               loader,
+              yearLoader,
             );
             expect(chunked.months).toBe(months);
           } else {
@@ -153,6 +178,9 @@ describe('ChunkedIndex (property)', () => {
       }),
       { numRuns: 400 },
     );
+    // the runs did roll months up and read them back (the property is not vacuous for them)
+    expect(rolls).toBeGreaterThan(50);
+    expect(expansions).toBeGreaterThan(20);
   });
 
   it('throws, rather than answering, when a needed month is not in memory', () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ENTITY_BY_KIND } from '../../domain/features/entity-table.js';
-import { EngineState } from '../../streams/processors/engine-state.js';
+import { EngineState, rollEndAt } from '../../streams/processors/engine-state.js';
+import { decodeHead } from '../../streams/processors/engine-state-codec.js';
+import type { StorePort } from '../../state/store-port.js';
 import type { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
 import { memoryStore } from '../support/memory-store.js';
 
@@ -130,7 +132,77 @@ describe('entity index storage by year', () => {
         years: Array.from({ length: y }, (_, i) => Date.UTC(1990 + i, 0, 1)),
         pendingRaces: [`P${n}`],
         pendingOffs: [Date.UTC(2020, 0, 1 + n)],
+        roll: [],
       });
+    }
+  });
+
+  it('rolls the old years up into the head: a reload reads the recent years only, and the old ones when a query or a change needs them', async () => {
+    const store = memoryStore();
+    const state = new EngineState(store);
+    const original = await longHistory(state, 'S1', 20); // 1990..2009
+    await store.batch(state.takeDirty());
+    // the reference: the same events in an index that is never rolled up (no store)
+    const reference = await longHistory(new EngineState(), 'S1', 20);
+
+    // stream time moves to 2010: the old chunks leave memory, and the next change rolls their years up
+    state.now = Date.UTC(2010, 0, 10);
+    original.touched = state.now;
+    state.evict();
+    const off = Date.UTC(2010, 0, 5);
+    const vec = new Array<number>(WIDTH).fill(1);
+    for (const idx of [original, reference]) {
+      await idx.ensureFrom(off);
+      idx.upsert('NEW', off, off + 1, vec);
+    }
+    state.touchIndex(original);
+    const ops = state.takeDirty();
+    expect(original.rolled).toBe(true);
+    const headOp = ops.find((op) => op.key === 'i!sire!S1')!;
+    const head = decodeHead(headOp.type === 'put' ? headOp.value : Buffer.alloc(0));
+    expect(rollEndAt(state.now)).toBe(Date.UTC(2004, 0, 1));
+    expect(head.roll[0]).toBe(Date.UTC(2004, 0, 1));
+    expect(head.roll[1]).toBe(reference.window(Number.NEGATIVE_INFINITY, Date.UTC(2004, 0, 1)).n); // 1990..2003's events
+    expect(head.roll[1]).toBe(731);
+    expect(head.years).toHaveLength(21); // every year stays named (and its block stored)
+    await store.batch(ops);
+
+    const reads: string[] = [];
+    const spy: StorePort = { ...store, getMany: (keys) => (reads.push(...keys), store.getMany(keys)) };
+    const second = new EngineState(spy);
+    const reread = (await second.index('sire', 'S1'))!;
+    const yearReads = () => reads.filter((k) => k.startsWith('y!sire!S1!')).length;
+    expect(yearReads()).toBe(7); // 2004..2010
+    const t = Date.UTC(2010, 0, 20);
+    for (const from of [Number.NEGATIVE_INFINITY, t - 1826 * DAY, t - 365 * DAY]) {
+      await reread.ensure(from, t);
+      expect(reread.window(from, t)).toEqual(reference.window(from, t));
+    }
+    expect(yearReads()).toBe(7); // whole history and five years: answered without the old years
+    expect(reread.rolled).toBe(true);
+
+    // a window starting in 1995 needs those months apart: the rolled years are read back
+    const from = Date.UTC(1995, 3, 1);
+    await reread.ensure(from, t);
+    expect(reread.rolled).toBe(false);
+    expect(yearReads()).toBe(7 + 14);
+    expect(reread.window(from, t)).toEqual(reference.window(from, t));
+
+    // a late change to 1992: the stored total no longer holds, so the head is written again with it
+    const late = Date.UTC(1992, 4, 4);
+    for (const idx of [reread, reference]) {
+      await idx.ensureFrom(late);
+      idx.upsert('LATE', late, t - DAY, vec);
+    }
+    second.now = state.now;
+    second.touchIndex(reread);
+    const lateOps = second.takeDirty();
+    expect(lateOps.map((op) => op.key)).toContain('i!sire!S1');
+    await store.batch(lateOps);
+    const third = (await new EngineState(store).index('sire', 'S1'))!;
+    for (const f of [Number.NEGATIVE_INFINITY, from]) {
+      await third.ensure(f, t);
+      expect(third.window(f, t)).toEqual(reference.window(f, t));
     }
   });
 
