@@ -222,8 +222,8 @@ export class ChunkedIndex {
   /**
    * Folds every month before `end` (the first instant of a year) into one total at position 0, when
    * none of them is in memory (each chunk before `end` evicted, so none is dirty) and there is more
-   * than the current roll-up to fold; returns whether it did (the head then changed). The arrays are
-   * rebuilt at their new size, so the memory of the old months goes too.
+   * than the current roll-up to fold; returns whether it did (the head then changed). In place: the
+   * arrays keep their capacity until the index is next loaded from its head.
    */
   rollUp(end: number): boolean {
     if (yearStart(end) !== end) throw new Error(`a roll-up ends at a year's start, not ${end}`);
@@ -247,24 +247,25 @@ export class ChunkedIndex {
       const y = yearStart(old[o + START]!);
       if (years[years.length - 1] !== y) years.push(y);
     }
+    // in place: at the first checkpoint of a year every changed index rolls a year more, and new arrays
+    // for all of them at once were a burst of garbage (a loaded index gets arrays of its new size)
     const len = this.len - k + 1;
-    const m = new Array<number>(Math.max(2, len) * S).fill(0);
-    for (let x = k * S; x < this.len * S; x++) m[S + x - k * S] = old[x]!;
+    const m = old;
+    m.copyWithin(S, k * S, this.len * S);
+    m.fill(0, len * S, this.len * S);
     m[START] = Number.NEGATIVE_INFINITY;
     m[END] = end;
     m[N] = n;
     m[MAXV] = maxV;
     m[USED] = Number.NEGATIVE_INFINITY;
+    m[DIRTY] = 0;
     for (let d = 0; d < w; d++) m[SUMS + d] = sums[d]!;
-    this.m = m;
     this.chunks.splice(0, k, null);
     this.len = len;
     this.absent -= k - 1;
     this.residentFrom -= k - 1;
     this.rolledYears = years;
-    this.p = new Array<number>((len + 1) * (PS + w)).fill(0);
-    this.p[PMAX] = Number.NEGATIVE_INFINITY;
-    this.prefixValid = 0;
+    this.prefixValid = 0; // (entry 0 of the prefixes is the empty prefix, never rewritten)
     this.headDirty = true;
     return true;
   }
