@@ -306,9 +306,7 @@ export class ChunkedIndex {
     this.absent += k - 1;
     this.residentFrom += k - 1;
     this.rolledYears = null;
-    this.p = new Array<number>((this.len + 1) * (PS + w)).fill(0);
-    this.p[PMAX] = Number.NEGATIVE_INFINITY;
-    this.prefixValid = 0;
+    this.prefixValid = 0; // (ensurePrefix grows the prefixes; their entry 0 is the empty prefix)
   }
 
   /** The summary block of the year starting at `year` (its months as they are now). */

@@ -529,14 +529,13 @@ export class EngineState {
     const rollEnd = rollEndAt(this.now, this.rollYears);
     for (const idx of this.dirtyIndexes) {
       const [kind, id] = this.indexIds.get(idx)!;
-      const { head, chunks, years } = idx.takeDirty();
-      // the old years (every chunk of them out of memory, so none among the changes just taken) fold
-      // into the head's total, which is then written below
+      // the old years (every chunk of them out of memory, so none is among the changes) fold into the
+      // head's total: the head is then among the changes taken below
       if (this.store && Number.isFinite(rollEnd) && idx.rollUp(rollEnd)) this.rollUps++;
+      const { head, chunks, years } = idx.takeDirty();
       for (const m of chunks) put(chunkKey(kind, id, m.start), encodeChunk(m.chunk!));
       for (const y of years) put(yearKey(kind, id, y), encodeYearOf(idx, y));
-      if (head || idx.headDirty) put(`i!${kind}!${id}`, encodeHead(idx.toHead()));
-      idx.headDirty = false;
+      if (head) put(`i!${kind}!${id}`, encodeHead(idx.toHead()));
     }
     for (const id of this.dirtyCourses) {
       put(`co!${id}`, Buffer.from(JSON.stringify(this.courses.get(id))));
