@@ -151,7 +151,10 @@ function phaseSeconds(stats: ProcessorStats, gc: GcTime): Record<string, number>
   return out;
 }
 
-/** `RACING_PROGRESS_PHASES=1`: each progress line of `process` and `rebuild` also shows the phases' seconds so far. */
+/**
+ * `RACING_PROGRESS_PHASES=1`: each progress line of `process` and `rebuild` also shows the phases' seconds so far
+ * and the state's roll-ups and expansions of old years.
+ */
 function phasesInProgress(): boolean {
   return process.env['RACING_PROGRESS_PHASES'] === '1';
 }
@@ -270,7 +273,9 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
         lead.processed(s.records);
         bar.update(
           s.records,
-          showPhases ? `${s.rowsEmitted} rows ${JSON.stringify(phaseSeconds(s, gc))}` : `${s.rowsEmitted} rows`,
+          showPhases
+            ? `${s.rowsEmitted} rows ${JSON.stringify({ ...phaseSeconds(s, gc), ...processor.stateCounters })}`
+            : `${s.rowsEmitted} rows`,
         );
       },
     });

@@ -201,6 +201,11 @@ export class AnalyticsProcessor {
     return this.engine.counters;
   }
 
+  /** The state's roll-ups and expansions of old years so far (shown with the phases in progress lines). */
+  get stateCounters(): { rollUps: number; expansions: number } {
+    return { rollUps: this.engine.state.rollUps, expansions: this.engine.state.expansions };
+  }
+
   /** Races this processor saw for the first time since it opened (in a rebuild: every race). */
   get newRaceCount(): number {
     return this.engine.state.newRaces;
