@@ -21,7 +21,15 @@
  * State is a cache of the log: dropping it and replaying the input topics gives the same rows.
  */
 import type { Course, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
-import { ENTITY_BY_KIND, ENTITY_KINDS, type RaceFacts, type RunnerFacts } from '../../domain/features/entity-table.js';
+import {
+  DAYS_365,
+  ENTITY_BY_KIND,
+  ENTITY_KINDS,
+  LAST_WIN_HORIZON,
+  type EntityKind,
+  type RaceFacts,
+  type RunnerFacts,
+} from '../../domain/features/entity-table.js';
 import type { HorseRun } from '../../domain/features/horse.js';
 import { ChunkedIndex, unrolledYears } from '../../state/aggregates/chunked-index.js';
 import type { EventIndex } from '../../state/aggregates/event-index.js';
@@ -105,19 +113,31 @@ export const RESIDENCY = {
   chunkAge: 100 * DAY,
   /** ... and that no query read in detail for this long (the first month of a 365-day or 5-year window) */
   chunkIdle: 35 * DAY,
-  /**
-   * At a checkpoint, a changed index's months before the year this many years before the current one
-   * are rolled up into one total (ChunkedIndex.rollUp): the longest window a feature reads in detail is
-   * five years (the jockey/trainer-course keys; the last-win walk reaches 800 days), so only a late
-   * change or a query far in the past reads those years' blocks back.
-   */
-  rollYears: 6,
 } as const;
 
+/**
+ * At a checkpoint, a changed index's months before the year this many years before the current one are
+ * rolled up into one total (ChunkedIndex.rollUp): as many years as the kind's longest detailed read
+ * reaches back, a finite window or the last-win walk (LAST_WIN_HORIZON), and at least one. A sire's,
+ * dam's or course key's windows are whole-history sums (1 year); an owner's reach 365 days (1); a
+ * jockey's or trainer's last-win walk 800 days (3); the jockey/trainer-course keys five years (6). A
+ * window ending now then never starts among the rolled months; only a late change or a query far in the
+ * past reads those years' blocks back.
+ */
+export function rollYearsOf(kind: EntityKind): number {
+  let reach = kind.lastDim !== undefined ? LAST_WIN_HORIZON : 0;
+  for (const w of kind.windowsMs) if (Number.isFinite(w)) reach = Math.max(reach, w);
+  // r years from the first instant of a year back are at least r * 365 days
+  return Math.max(1, Math.ceil(reach / DAYS_365));
+}
+
 /** The first instant of the year before which a changed index's months are rolled up, at stream time `now`. */
-export function rollEndAt(now: number, rollYears: number = RESIDENCY.rollYears): number {
+export function rollEndAt(now: number, rollYears: number): number {
   return Date.UTC(new Date(now).getUTCFullYear() - rollYears, 0, 1);
 }
+
+/** Each kind's roll-up distance (rollYearsOf). */
+const ROLL_YEARS: ReadonlyMap<string, number> = new Map(ENTITY_KINDS.map((k) => [k.kind, rollYearsOf(k)]));
 
 export interface EvictionCounts {
   races: number;
@@ -169,12 +189,13 @@ export class EngineState {
   expansions = 0;
 
   /**
-   * `rollYears`: how many years before the current one stay apart (RESIDENCY.rollYears; the tests roll
-   * everything before the next year up, -1, to make every detailed query read the rolled months back).
+   * `rollYears`: how many years before the current one stay apart, for every kind (by default each
+   * kind's own, rollYearsOf; the tests roll everything before the next year up, -1, to make every
+   * detailed query read the rolled months back).
    */
   constructor(
     readonly store?: StorePort,
-    private readonly rollYears: number = RESIDENCY.rollYears,
+    private readonly rollYears?: number,
   ) {}
 
   /** Opens the state of a store: only the courses are read up front. */
@@ -526,9 +547,9 @@ export class EngineState {
         }),
       );
     }
-    const rollEnd = rollEndAt(this.now, this.rollYears);
     for (const idx of this.dirtyIndexes) {
       const [kind, id] = this.indexIds.get(idx)!;
+      const rollEnd = rollEndAt(this.now, this.rollYears ?? ROLL_YEARS.get(kind)!);
       // the old years (every chunk of them out of memory, so none is among the changes) fold into the
       // head's total: the head is then among the changes taken below
       if (this.store && Number.isFinite(rollEnd) && idx.rollUp(rollEnd)) this.rollUps++;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ENTITY_BY_KIND } from '../../domain/features/entity-table.js';
-import { EngineState, rollEndAt } from '../../streams/processors/engine-state.js';
+import { ENTITY_BY_KIND, ENTITY_KINDS, LAST_WIN_HORIZON } from '../../domain/features/entity-table.js';
+import { EngineState, rollEndAt, rollYearsOf } from '../../streams/processors/engine-state.js';
 import { decodeHead } from '../../streams/processors/engine-state-codec.js';
 import type { StorePort } from '../../state/store-port.js';
 import type { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
@@ -139,7 +139,8 @@ describe('entity index storage by year', () => {
 
   it('rolls the old years up into the head: a reload reads the recent years only, and the old ones when a query or a change needs them', async () => {
     const store = memoryStore();
-    const state = new EngineState(store);
+    // six years apart, as the five-year keys have (a sire's own distance is one year: the next test)
+    const state = new EngineState(store, 6);
     const original = await longHistory(state, 'S1', 20); // 1990..2009
     await store.batch(state.takeDirty());
     // the reference: the same events in an index that is never rolled up (no store)
@@ -160,7 +161,7 @@ describe('entity index storage by year', () => {
     expect(original.rolled).toBe(true);
     const headOp = ops.find((op) => op.key === 'i!sire!S1')!;
     const head = decodeHead(headOp.type === 'put' ? headOp.value : Buffer.alloc(0));
-    expect(rollEndAt(state.now)).toBe(Date.UTC(2004, 0, 1));
+    expect(rollEndAt(state.now, 6)).toBe(Date.UTC(2004, 0, 1));
     expect(head.roll[0]).toBe(Date.UTC(2004, 0, 1));
     expect(head.roll[1]).toBe(reference.window(Number.NEGATIVE_INFINITY, Date.UTC(2004, 0, 1)).n); // 1990..2003's events
     expect(head.roll[1]).toBe(731);
@@ -169,7 +170,7 @@ describe('entity index storage by year', () => {
 
     const reads: string[] = [];
     const spy: StorePort = { ...store, getMany: (keys) => (reads.push(...keys), store.getMany(keys)) };
-    const second = new EngineState(spy);
+    const second = new EngineState(spy, 6);
     const reread = (await second.index('sire', 'S1'))!;
     const yearReads = () => reads.filter((k) => k.startsWith('y!sire!S1!')).length;
     expect(yearReads()).toBe(7); // 2004..2010
@@ -199,11 +200,55 @@ describe('entity index storage by year', () => {
     const lateOps = second.takeDirty();
     expect(lateOps.map((op) => op.key)).toContain('i!sire!S1');
     await store.batch(lateOps);
-    const third = (await new EngineState(store).index('sire', 'S1'))!;
+    const third = (await new EngineState(store, 6).index('sire', 'S1'))!;
     for (const f of [Number.NEGATIVE_INFINITY, from]) {
       await third.ensure(f, t);
       expect(third.window(f, t)).toEqual(reference.window(f, t));
     }
+  });
+
+  it("rolls each kind up as far back as its longest detailed read reaches, a sire's to the year before", async () => {
+    const distances = Object.fromEntries(ENTITY_KINDS.map((k) => [k.kind, rollYearsOf(k)]));
+    // whole-history sums only: one year; 365 days: one; the last-win walk (800 days): three; five years: six
+    expect(distances).toMatchObject({ sire: 1, dsire: 1, dam: 1, course: 1, owner: 1, tj: 1, jockey: 3, trainer: 3 });
+    expect(Math.max(...Object.values(distances))).toBe(6);
+    for (const k of ENTITY_KINDS) {
+      const reach = Math.max(
+        k.lastDim !== undefined ? LAST_WIN_HORIZON : 0,
+        ...k.windowsMs.filter((w) => Number.isFinite(w)),
+      );
+      // a read ending at any instant of a year starts at or after the first rolled-up instant
+      for (const now of [Date.UTC(2012, 0, 1), Date.UTC(2012, 11, 31, 23), Date.UTC(2013, 0, 1)]) {
+        expect(now - reach).toBeGreaterThanOrEqual(rollEndAt(now, rollYearsOf(k)));
+      }
+    }
+
+    const store = memoryStore();
+    const state = new EngineState(store);
+    const original = await longHistory(state, 'S1', 20); // 1990..2009
+    await store.batch(state.takeDirty());
+    state.now = Date.UTC(2010, 0, 10);
+    original.touched = state.now;
+    state.evict();
+    const off = Date.UTC(2010, 0, 5);
+    await original.ensureFrom(off);
+    original.upsert('NEW', off, off + 1, new Array<number>(WIDTH).fill(1));
+    state.touchIndex(original);
+    const ops = state.takeDirty();
+    const headOp = ops.find((op) => op.key === 'i!sire!S1')!;
+    const head = decodeHead(headOp.type === 'put' ? headOp.value : Buffer.alloc(0));
+    expect(head.roll[0]).toBe(Date.UTC(2009, 0, 1));
+    await store.batch(ops);
+    const reads: string[] = [];
+    const spy: StorePort = { ...store, getMany: (keys) => (reads.push(...keys), store.getMany(keys)) };
+    const reread = (await new EngineState(spy).index('sire', 'S1'))!;
+    expect(reads.filter((k) => k.startsWith('y!sire!S1!'))).toEqual([
+      `y!sire!S1!${Date.UTC(2009, 0, 1)}`,
+      `y!sire!S1!${Date.UTC(2010, 0, 1)}`,
+    ]);
+    const t = Date.UTC(2010, 0, 20);
+    await reread.ensure(Number.NEGATIVE_INFINITY, t);
+    expect(reread.window(Number.NEGATIVE_INFINITY, t).n).toBe(20 * 52 + 1);
   });
 
   it('fails loudly when a year block the head names is missing', async () => {
