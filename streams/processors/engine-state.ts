@@ -136,9 +136,6 @@ export function rollEndAt(now: number, rollYears: number): number {
   return Date.UTC(new Date(now).getUTCFullYear() - rollYears, 0, 1);
 }
 
-/** Each kind's roll-up distance (rollYearsOf). */
-const ROLL_YEARS: ReadonlyMap<string, number> = new Map(ENTITY_KINDS.map((k) => [k.kind, rollYearsOf(k)]));
-
 export interface EvictionCounts {
   races: number;
   horses: number;
@@ -547,9 +544,11 @@ export class EngineState {
         }),
       );
     }
+    // each kind's roll-up end at this checkpoint's stream time (the same for every index of the kind)
+    const rollEnds = new Map(ENTITY_KINDS.map((k) => [k.kind, rollEndAt(this.now, this.rollYears ?? rollYearsOf(k))]));
     for (const idx of this.dirtyIndexes) {
       const [kind, id] = this.indexIds.get(idx)!;
-      const rollEnd = rollEndAt(this.now, this.rollYears ?? ROLL_YEARS.get(kind)!);
+      const rollEnd = rollEnds.get(kind)!;
       // the old years (every chunk of them out of memory, so none is among the changes) fold into the
       // head's total: the head is then among the changes taken below
       if (this.store && Number.isFinite(rollEnd) && idx.rollUp(rollEnd)) this.rollUps++;

@@ -22,6 +22,30 @@ async function longHistory(state: EngineState, id: string, years: number): Promi
   return idx;
 }
 
+/**
+ * Stream time moves to 2010: the old chunks of `idx` (S1's 1990..2009) leave memory, and one event on
+ * 2010-01-05 changes it, in `idx` and in each of `also` (indexes without a store, never rolled up).
+ * Returns the checkpoint's records.
+ */
+async function oneEventIn2010(state: EngineState, idx: ChunkedIndex, also: ChunkedIndex[] = []) {
+  state.now = Date.UTC(2010, 0, 10);
+  idx.touched = state.now;
+  state.evict();
+  const off = Date.UTC(2010, 0, 5);
+  for (const i of [idx, ...also]) {
+    await i.ensureFrom(off);
+    i.upsert('NEW', off, off + 1, new Array<number>(WIDTH).fill(1));
+  }
+  state.touchIndex(idx);
+  return state.takeDirty();
+}
+
+/** A view of `store` that records the keys of its multi-gets. */
+function countingReads(store: StorePort): { spy: StorePort; reads: string[] } {
+  const reads: string[] = [];
+  return { spy: { ...store, getMany: (keys) => (reads.push(...keys), store.getMany(keys)) }, reads };
+}
+
 /** The keys of the sire S1's records in the next checkpoint. */
 function checkpointKeysOfS1(state: EngineState): string[] {
   return state
@@ -147,17 +171,7 @@ describe('entity index storage by year', () => {
     const reference = await longHistory(new EngineState(), 'S1', 20);
 
     // stream time moves to 2010: the old chunks leave memory, and the next change rolls their years up
-    state.now = Date.UTC(2010, 0, 10);
-    original.touched = state.now;
-    state.evict();
-    const off = Date.UTC(2010, 0, 5);
-    const vec = new Array<number>(WIDTH).fill(1);
-    for (const idx of [original, reference]) {
-      await idx.ensureFrom(off);
-      idx.upsert('NEW', off, off + 1, vec);
-    }
-    state.touchIndex(original);
-    const ops = state.takeDirty();
+    const ops = await oneEventIn2010(state, original, [reference]);
     expect(original.rolled).toBe(true);
     const headOp = ops.find((op) => op.key === 'i!sire!S1')!;
     const head = decodeHead(headOp.type === 'put' ? headOp.value : Buffer.alloc(0));
@@ -168,8 +182,7 @@ describe('entity index storage by year', () => {
     expect(head.years).toHaveLength(21); // every year stays named (and its block stored)
     await store.batch(ops);
 
-    const reads: string[] = [];
-    const spy: StorePort = { ...store, getMany: (keys) => (reads.push(...keys), store.getMany(keys)) };
+    const { spy, reads } = countingReads(store);
     const second = new EngineState(spy, 6);
     const reread = (await second.index('sire', 'S1'))!;
     const yearReads = () => reads.filter((k) => k.startsWith('y!sire!S1!')).length;
@@ -191,6 +204,7 @@ describe('entity index storage by year', () => {
 
     // a late change to 1992: the stored total no longer holds, so the head is written again with it
     const late = Date.UTC(1992, 4, 4);
+    const vec = new Array<number>(WIDTH).fill(1);
     for (const idx of [reread, reference]) {
       await idx.ensureFrom(late);
       idx.upsert('LATE', late, t - DAY, vec);
@@ -227,20 +241,12 @@ describe('entity index storage by year', () => {
     const state = new EngineState(store);
     const original = await longHistory(state, 'S1', 20); // 1990..2009
     await store.batch(state.takeDirty());
-    state.now = Date.UTC(2010, 0, 10);
-    original.touched = state.now;
-    state.evict();
-    const off = Date.UTC(2010, 0, 5);
-    await original.ensureFrom(off);
-    original.upsert('NEW', off, off + 1, new Array<number>(WIDTH).fill(1));
-    state.touchIndex(original);
-    const ops = state.takeDirty();
+    const ops = await oneEventIn2010(state, original);
     const headOp = ops.find((op) => op.key === 'i!sire!S1')!;
     const head = decodeHead(headOp.type === 'put' ? headOp.value : Buffer.alloc(0));
     expect(head.roll[0]).toBe(Date.UTC(2009, 0, 1));
     await store.batch(ops);
-    const reads: string[] = [];
-    const spy: StorePort = { ...store, getMany: (keys) => (reads.push(...keys), store.getMany(keys)) };
+    const { spy, reads } = countingReads(store);
     const reread = (await new EngineState(spy).index('sire', 'S1'))!;
     expect(reads.filter((k) => k.startsWith('y!sire!S1!'))).toEqual([
       `y!sire!S1!${Date.UTC(2009, 0, 1)}`,
