@@ -10,6 +10,7 @@ import { Value } from '@sinclair/typebox/value';
 import { type ApiConfig, apiConfigFromEnv } from '../api/config.js';
 import { type StreamConfig, streamConfigFromEnv } from '../api/stream-routes.js';
 import { RacingError } from '../domain/errors.js';
+import { CHECKPOINT_SLICE_BYTES } from '../streams/processors/analytics-processor.js';
 
 const ServiceSchema = Type.Object({
   dataDir: Type.String({ minLength: 1 }),
@@ -34,6 +35,8 @@ const ServiceSchema = Type.Object({
   checkpointIntervalMs: Type.Integer({ minimum: 10, maximum: 3_600_000 }),
   /** the checkpoint interval while catching up (process, rebuild, the start's catch-up): fewer rewrites of busy state */
   catchUpCheckpointMs: Type.Integer({ minimum: 10, maximum: 3_600_000 }),
+  /** a checkpoint larger than this many bytes is written in slices of about this size (AnalyticsProcessor.checkpoint) */
+  checkpointSliceBytes: Type.Integer({ minimum: 1_024, maximum: 1_073_741_824 }),
   /** course snapshots are daily from this date (the first day of a month); null: monthly only */
   dailySnapshotsFrom: Type.Union([Type.Null(), Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])-01$' })]),
   /** the demo's live feed runs while serving (RACING_LIVE; default on in embedded mode, off in Kafka mode) */
@@ -80,6 +83,7 @@ const NAMES: Record<string, string> = {
   '/registryPort': 'REGISTRY_PORT (0..65535)',
   '/checkpointIntervalMs': 'RACING_CHECKPOINT_MS (10..3600000)',
   '/catchUpCheckpointMs': 'RACING_CATCHUP_CHECKPOINT_MS (10..3600000)',
+  '/checkpointSliceBytes': 'RACING_CHECKPOINT_SLICE_BYTES (1024..1073741824)',
   '/dailySnapshotsFrom': 'RACING_DAILY_SNAPSHOTS_FROM (YYYY-MM-01, the first day of a month)',
   '/live': 'RACING_LIVE (1 or 0)',
 };
@@ -129,6 +133,7 @@ export function serviceConfigFromEnv(env: Env): ServiceConfig {
     checkpointIntervalMs,
     // six live intervals unless set: 30 s by default (a crash while catching up replays at most that much)
     catchUpCheckpointMs: int(env, 'RACING_CATCHUP_CHECKPOINT_MS', Math.min(3_600_000, 6 * checkpointIntervalMs)),
+    checkpointSliceBytes: int(env, 'RACING_CHECKPOINT_SLICE_BYTES', CHECKPOINT_SLICE_BYTES),
     dailySnapshotsFrom: env['RACING_DAILY_SNAPSHOTS_FROM']?.trim() || null,
     live: live(env, env['RACING_MODE']?.trim() || 'embedded'),
   };

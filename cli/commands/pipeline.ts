@@ -174,6 +174,7 @@ export async function openProcessor(rt: Runtime): Promise<AnalyticsProcessor> {
     logger: rt.logger,
     group: rt.groups.analytics,
     ...(daily !== undefined ? { dailySnapshotsFrom: daily } : {}),
+    checkpointSliceBytes: rt.config.checkpointSliceBytes,
   });
   if (rt.groups.owners) {
     // Until the instance has joined the shared group (after its first catch-up, see processAll), it
@@ -232,6 +233,10 @@ export class ViewLead {
  * running.
  */
 export async function processAll(rt: Runtime): Promise<ProcessFigures & { processor: AnalyticsProcessor }> {
+  const opened = performance.now();
+  const processor = await openProcessor(rt);
+  const loadSeconds = (performance.now() - opened) / 1000;
+  // after the open: a state it dropped (another layout, a checkpoint cut short) replays from the start
   const ends = await Promise.all(
     [rt.topics.cards, rt.topics.results, rt.topics.courses].map((t) => rt.log.endOffsets(t)),
   );
@@ -239,9 +244,6 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
     [rt.topics.cards, rt.topics.results, rt.topics.courses].map((t) => rt.log.committed(rt.groups.analytics, t)),
   );
   const total = ends.flat().reduce((a, b) => a + b, 0) - committed.flat().reduce((a, b) => a + b, 0);
-  const opened = performance.now();
-  const processor = await openProcessor(rt);
-  const loadSeconds = (performance.now() - opened) / 1000;
   const started = performance.now();
   const bar = progress('process', Math.max(total, 0), 'records');
   const gc = new GcTime();

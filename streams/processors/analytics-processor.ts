@@ -18,6 +18,18 @@ import type { PartitionOwnership } from './ownership.js';
 export const ANALYTICS_GROUP = 'racing-analytics';
 /** The race partitions this instance owned at its last checkpoint (Kafka mode). */
 const OWNED_KEY = 'owned';
+/**
+ * Present while a checkpoint written in slices is incomplete: every slice carries it and the last
+ * batch, with the input positions, removes it (under the engine's prefix, so dropping the state drops it).
+ */
+const PARTIAL_KEY = 'checkpoint-partial';
+
+/**
+ * A checkpoint is written in slices of about this many bytes (keys and values): a catch-up's checkpoint
+ * holds hundreds of MB, and as one batch all of it was copied into LevelDB's native batch at once and
+ * then into one memtable (docs/performance.md, "A checkpoint written in slices").
+ */
+export const CHECKPOINT_SLICE_BYTES = 32 * 1024 * 1024;
 
 export interface ProcessorStats {
   records: number;
@@ -88,6 +100,8 @@ export class AnalyticsProcessor {
     private readonly group: string,
     /** partitions of the output topic (rows go to their race's partition) */
     private readonly analyticsPartitions: number,
+    /** a larger checkpoint is written in slices of about this many bytes */
+    private readonly sliceBytes: number,
   ) {}
 
   /** Loads the processor's checkpoint (state and input positions) from its store. */
@@ -100,6 +114,8 @@ export class AnalyticsProcessor {
     group?: string;
     /** course snapshots are daily from this instant (a UTC month start); monthly only when absent */
     dailySnapshotsFrom?: number;
+    /** a larger checkpoint is written in slices of about this many bytes (default CHECKPOINT_SLICE_BYTES) */
+    checkpointSliceBytes?: number;
   }): Promise<AnalyticsProcessor> {
     const engineStore = deps.store.sub('e/');
     const logger = deps.logger.child({ component: 'analytics-processor' });
@@ -107,10 +123,19 @@ export class AnalyticsProcessor {
     const calendarText = String(calendar.dailyFrom);
     const format = await EngineState.format(engineStore);
     const storedCalendar = (await engineStore.get('calendar'))?.toString('utf8');
-    if (format !== STATE_FORMAT || (format !== undefined && (storedCalendar ?? 'Infinity') !== calendarText)) {
-      // State is a cache of the log: a layout this version cannot read is dropped and rebuilt by replay.
+    const partial = (await engineStore.get(PARTIAL_KEY)) !== undefined;
+    if (
+      partial ||
+      format !== STATE_FORMAT ||
+      (format !== undefined && (storedCalendar ?? 'Infinity') !== calendarText)
+    ) {
+      // State is a cache of the log: a layout this version cannot read, or a checkpoint whose slices
+      // were not all written (some records newer than the stored input positions), is dropped and
+      // rebuilt by replay.
       const hadState = (await firstKey(engineStore)) !== undefined;
-      if (hadState)
+      if (partial)
+        logger.warn('processor state was left by a checkpoint cut short: replaying the inputs from the start');
+      else if (hadState)
         logger.warn(
           { found: format ?? 'none', expected: STATE_FORMAT },
           'processor state has another layout: replaying the inputs from the start',
@@ -136,6 +161,7 @@ export class AnalyticsProcessor {
       logger,
       deps.group ?? ANALYTICS_GROUP,
       await deps.log.partitions(deps.codecs.topics.analytics),
+      deps.checkpointSliceBytes ?? CHECKPOINT_SLICE_BYTES,
     );
     if (owned) processor.current = new Set(JSON.parse(owned.toString('utf8')) as number[]);
     return processor;
@@ -471,22 +497,42 @@ export class AnalyticsProcessor {
   }
 
   /**
-   * Writes the changed state and the input positions in one atomic store batch, then lets go of the
-   * state that is now clean and cold (it is reloaded from the store if the stream needs it again).
+   * Writes the changed state and the input positions, then lets go of the state that is now clean and
+   * cold (it is reloaded from the store if the stream needs it again). A checkpoint within one slice
+   * (`sliceBytes`) is one atomic store batch. A larger one (a catch-up's) goes in slices, each written
+   * while the next is encoded; each slice carries the PARTIAL_KEY marker and the last batch, with the
+   * input positions, removes it, so a checkpoint cut short between slices is known at the next open
+   * (the state is dropped and the inputs replayed) and one that completed is as if written at once.
    */
   async checkpoint(): Promise<void> {
     this.mark(undefined);
     // Each record goes into the store's batch as it is encoded: a catch-up's checkpoint has hundreds
     // of thousands, and building them as operation objects first, copied twice more on the way to the
     // store, cost a third of its time and held them all until the write.
-    const batch = this.store.writeBatch();
+    let batch = this.store.writeBatch();
+    let bytes = 0;
+    const slices: Promise<void>[] = [];
+    const marker = Buffer.from('1');
     try {
-      this.engine.state.writeDirty((key, value) => batch.put(`e/${key}`, value));
+      this.engine.state.writeDirty((key, value) => {
+        batch.put(`e/${key}`, value);
+        bytes += key.length + value.length;
+        if (bytes >= this.sliceBytes) {
+          batch.put(`e/${PARTIAL_KEY}`, marker);
+          slices.push(batch.write());
+          batch = this.store.writeBatch();
+          bytes = 0;
+        }
+      });
       for (const [k, v] of this.positions) batch.put(`o/${k}`, Buffer.from(String(v)));
       if (this.ownership) batch.put(OWNED_KEY, Buffer.from(JSON.stringify([...this.current].sort((a, b) => a - b))));
+      if (slices.length > 0) batch.del(`e/${PARTIAL_KEY}`);
       this.mark('encode');
+      // the positions only once every slice is in: until then the marker stands
+      await Promise.all(slices);
       await batch.write();
     } catch (e) {
+      await Promise.allSettled(slices);
       await batch.discard().catch(() => undefined);
       throw e;
     }

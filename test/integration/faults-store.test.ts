@@ -61,20 +61,34 @@ async function digest(store: StorePort): Promise<{ keys: number; sha: string; po
   return { keys, sha: h.digest('hex'), positions };
 }
 
+/** The export and input record count of an uninterrupted run over RANGE (computed once, shared). */
+let expectedRun: Promise<{ text: string; records: number }> | undefined;
+function uninterrupted(): Promise<{ text: string; records: number }> {
+  expectedRun ??= (async () => {
+    const rt = await openRuntime(
+      serviceConfigFromEnv({
+        LOG_LEVEL: 'silent',
+        RACING_CHECKPOINT_MS: '10',
+        RACING_DATA_DIR: fx.dir('store-expected'),
+      }),
+      silentLogger(),
+    );
+    try {
+      await generate(rt, { ...RANGE });
+      const figures = await processAll(rt);
+      return { text: await text(analyticsNdjson(rt.view)), records: figures.records };
+    } finally {
+      await rt.close();
+    }
+  })();
+  return expectedRun;
+}
+
 describe('a write error from the state store', () => {
   it('fails clearly, leaves the last checkpoint intact, and a restart recovers to the same export', async () => {
-    const expectedDir = fx.dir('store-expected');
     const logger = silentLogger();
     const env = { LOG_LEVEL: 'silent', RACING_CHECKPOINT_MS: '10' };
-    const expectedRt = await openRuntime(serviceConfigFromEnv({ ...env, RACING_DATA_DIR: expectedDir }), logger);
-    let expected: string;
-    try {
-      await generate(expectedRt, { ...RANGE });
-      await processAll(expectedRt);
-      expected = await text(analyticsNdjson(expectedRt.view));
-    } finally {
-      await expectedRt.close();
-    }
+    const expected = (await uninterrupted()).text;
     expect(expected.split('\n').length).toBeGreaterThan(500);
 
     const dir = fx.dir('store');
@@ -110,6 +124,55 @@ describe('a write error from the state store', () => {
       const figures = await processAll(again);
       expect(figures.records).toBeGreaterThan(0);
       expect(await text(analyticsNdjson(again.view))).toBe(expected);
+    } finally {
+      await again.close();
+    }
+  }, 240_000);
+
+  it('writes a large checkpoint in slices; a checkpoint cut short between slices is dropped and replayed', async () => {
+    const logger = silentLogger();
+    // slices of 4 KB: every checkpoint of this history is written in many
+    const env = { LOG_LEVEL: 'silent', RACING_CHECKPOINT_MS: '10', RACING_CHECKPOINT_SLICE_BYTES: '4096' };
+    const expected = await uninterrupted();
+    const dir = fx.dir('slices');
+    const config = serviceConfigFromEnv({ ...env, RACING_DATA_DIR: dir });
+    const rt = await openRuntime(config, logger);
+    const real = rt.processorStore;
+    const marker = 'e/checkpoint-partial';
+    let failure: unknown;
+    try {
+      const half = Date.parse('2024-04-06T00:00:00Z');
+      await generate(rt, { ...RANGE, until: half });
+      let writes = 0;
+      rt.processorStore = failingStore(real, 0, async () => {
+        writes++;
+      });
+      const first = await processAll(rt);
+      expect(first.records).toBeGreaterThan(0);
+      expect(first.records).toBeLessThan(expected.records);
+      // written in slices, and the last batch of each checkpoint removed the marker
+      expect(writes).toBeGreaterThan(20);
+      expect(await real.get(marker)).toBeUndefined();
+      expect(await real.get('e/format')).toBeDefined();
+
+      // The next checkpoint's second slice fails: its first slice (and the ones after) are in the store,
+      // the input positions are still the last checkpoint's.
+      await generate(rt, { ...RANGE, since: half });
+      rt.processorStore = failingStore(real, 2, async () => undefined);
+      await processAll(rt).catch((e: unknown) => (failure = e));
+      expect((failure as Error).message).toMatch(/write failed.*ENOSPC/);
+      expect(await real.get(marker)).toBeDefined();
+    } finally {
+      await rt.close();
+    }
+
+    // A restart sees the marker: the state is dropped and every input record replayed, to the same export.
+    const again = await openRuntime(config, logger);
+    try {
+      const figures = await processAll(again);
+      expect(figures.records).toBe(expected.records);
+      expect(await again.processorStore.get(marker)).toBeUndefined();
+      expect(await text(analyticsNdjson(again.view))).toBe(expected.text);
     } finally {
       await again.close();
     }
