@@ -1,6 +1,6 @@
 /**
  * Rebuild benchmark: generates the given range (all events, a complete history) and times
- * `racing rebuild` in a child process: races, rows, wall time, rows/s and the child's peak RSS.
+ * `racing rebuild` in a child process: races, rows, wall time, rows/s, the child's peak RSS and its phases.
  * `--modes embedded,kafka` measures both in the same run: Kafka mode on a real broker started for the
  * run (scripts/kafka/kafka.mjs) with the project's registry (`racing registry`).
  *   npm run bench:rebuild -- --from 2023-11-22 --to 2026-11-24 [--modes embedded,kafka] [--seed N] [--scale F]
@@ -72,6 +72,7 @@ async function measure(mode: string, extraEnv: Record<string, string>) {
       records: number;
       rows: number;
       seconds: number;
+      phaseSeconds?: Record<string, number>;
     };
     const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
     return {
@@ -87,6 +88,8 @@ async function measure(mode: string, extraEnv: Record<string, string>) {
       rowsPerSecond: Math.round(f.rows / f.seconds),
       rowsPerSecondWall: Math.round(f.rows / wall),
       peakRssMb: rss ? Math.round(Number(rss[1]) / 1024) : null,
+      // where the processor's seconds went (docs/performance.md, "Commands": the phases)
+      phaseSeconds: f.phaseSeconds ?? null,
     };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
