@@ -19,10 +19,13 @@ export const ANALYTICS_GROUP = 'racing-analytics';
 /** The race partitions this instance owned at its last checkpoint (Kafka mode). */
 const OWNED_KEY = 'owned';
 /**
- * Present while a checkpoint written in slices is incomplete: every slice carries it and the last
- * batch, with the input positions, removes it (under the engine's prefix, so dropping the state drops it).
+ * Present while the stored state is incomplete: a checkpoint written in slices whose last batch (with
+ * the input positions) is not in yet, or a state being dropped for a replay. Every slice carries it and
+ * the last batch removes it; a reset writes it first and removes it last. An open that finds it drops
+ * the state and replays the inputs from the start.
  */
-const PARTIAL_KEY = 'checkpoint-partial';
+const INCOMPLETE_KEY = 'state-incomplete';
+const INCOMPLETE = Buffer.from('1');
 
 /**
  * A checkpoint is written in slices of about this many bytes (keys and values): a catch-up's checkpoint
@@ -123,28 +126,34 @@ export class AnalyticsProcessor {
     const calendarText = String(calendar.dailyFrom);
     const format = await EngineState.format(engineStore);
     const storedCalendar = (await engineStore.get('calendar'))?.toString('utf8');
-    const partial = (await engineStore.get(PARTIAL_KEY)) !== undefined;
+    const incomplete = (await deps.store.get(INCOMPLETE_KEY)) !== undefined;
     if (
-      partial ||
+      incomplete ||
       format !== STATE_FORMAT ||
       (format !== undefined && (storedCalendar ?? 'Infinity') !== calendarText)
     ) {
-      // State is a cache of the log: a layout this version cannot read, or a checkpoint whose slices
-      // were not all written (some records newer than the stored input positions), is dropped and
-      // rebuilt by replay.
+      // State is a cache of the log: a layout this version cannot read, or an incomplete state (a
+      // checkpoint whose slices were not all written, some records newer than the stored input
+      // positions; a reset cut short) is dropped and rebuilt by replay.
       const hadState = (await firstKey(engineStore)) !== undefined;
-      if (partial)
-        logger.warn('processor state was left by a checkpoint cut short: replaying the inputs from the start');
+      if (incomplete)
+        logger.warn(
+          'processor state is incomplete (a checkpoint or a reset cut short): replaying the inputs from the start',
+        );
       else if (hadState)
         logger.warn(
           { found: format ?? 'none', expected: STATE_FORMAT },
           'processor state has another layout: replaying the inputs from the start',
         );
+      // The range deletes are not atomic: the marker stands until all of it is done, so a reset cut
+      // short is taken up again at the next open.
+      await deps.store.put(INCOMPLETE_KEY, INCOMPLETE);
       await engineStore.clear();
       await deps.store.sub('o/').clear();
       await deps.store.del(OWNED_KEY);
       const t = deps.codecs.topics;
       await deps.log.resetGroup(deps.group ?? ANALYTICS_GROUP, [t.courses, t.cards, t.results]);
+      await deps.store.del(INCOMPLETE_KEY);
     }
     // The snapshot calendar shapes every row: a state built with another one is replayed (above).
     await engineStore.put('calendar', Buffer.from(calendarText));
@@ -500,7 +509,7 @@ export class AnalyticsProcessor {
    * Writes the changed state and the input positions, then lets go of the state that is now clean and
    * cold (it is reloaded from the store if the stream needs it again). A checkpoint within one slice
    * (`sliceBytes`) is one atomic store batch. A larger one (a catch-up's) goes in slices, each written
-   * while the next is encoded; each slice carries the PARTIAL_KEY marker and the last batch, with the
+   * while the next is encoded; each slice carries the INCOMPLETE_KEY marker and the last batch, with the
    * input positions, removes it, so a checkpoint cut short between slices is known at the next open
    * (the state is dropped and the inputs replayed) and one that completed is as if written at once.
    */
@@ -512,13 +521,12 @@ export class AnalyticsProcessor {
     let batch = this.store.writeBatch();
     let bytes = 0;
     const slices: Promise<void>[] = [];
-    const marker = Buffer.from('1');
     try {
       this.engine.state.writeDirty((key, value) => {
         batch.put(`e/${key}`, value);
         bytes += key.length + value.length;
         if (bytes >= this.sliceBytes) {
-          batch.put(`e/${PARTIAL_KEY}`, marker);
+          batch.put(INCOMPLETE_KEY, INCOMPLETE);
           slices.push(batch.write());
           batch = this.store.writeBatch();
           bytes = 0;
@@ -526,7 +534,7 @@ export class AnalyticsProcessor {
       });
       for (const [k, v] of this.positions) batch.put(`o/${k}`, Buffer.from(String(v)));
       if (this.ownership) batch.put(OWNED_KEY, Buffer.from(JSON.stringify([...this.current].sort((a, b) => a - b))));
-      if (slices.length > 0) batch.del(`e/${PARTIAL_KEY}`);
+      if (slices.length > 0) batch.del(INCOMPLETE_KEY);
       this.mark('encode');
       // the positions only once every slice is in: until then the marker stands
       await Promise.all(slices);

@@ -129,35 +129,47 @@ describe('a write error from the state store', () => {
     }
   }, 240_000);
 
-  it('writes a large checkpoint in slices; a checkpoint cut short between slices is dropped and replayed', async () => {
+  it('writes a large checkpoint in slices; one cut short between slices, or a reset cut short, is dropped and replayed', async () => {
     const logger = silentLogger();
     // slices of 4 KB: every checkpoint of this history is written in many
     const env = { LOG_LEVEL: 'silent', RACING_CHECKPOINT_MS: '10', RACING_CHECKPOINT_SLICE_BYTES: '4096' };
     const expected = await uninterrupted();
     const dir = fx.dir('slices');
     const config = serviceConfigFromEnv({ ...env, RACING_DATA_DIR: dir });
-    const rt = await openRuntime(config, logger);
-    const real = rt.processorStore;
-    const marker = 'e/checkpoint-partial';
+    const marker = 'state-incomplete';
+    const third = Date.parse('2024-04-05T00:00:00Z');
+    const twoThirds = Date.parse('2024-04-09T00:00:00Z');
+    let records = 0;
+
+    // 1. The first third, checkpointed in slices: every slice carries the marker, the last batch removes it.
+    let rt = await openRuntime(config, logger);
+    try {
+      await generate(rt, { ...RANGE, until: third });
+      const real = rt.processorStore;
+      let markerPuts = 0;
+      rt.processorStore = markerCounting(real, () => markerPuts++);
+      const first = await processAll(rt);
+      records += first.records;
+      expect(first.records).toBeGreaterThan(0);
+      expect(markerPuts).toBeGreaterThan(5);
+      expect(await real.get(marker)).toBeUndefined();
+    } finally {
+      await rt.close();
+    }
+
+    // 2. A restart resumes from that checkpoint: only the second third is processed.
+    rt = await openRuntime(config, logger);
     let failure: unknown;
     try {
-      const half = Date.parse('2024-04-06T00:00:00Z');
-      await generate(rt, { ...RANGE, until: half });
-      let writes = 0;
-      rt.processorStore = failingStore(real, 0, async () => {
-        writes++;
-      });
-      const first = await processAll(rt);
-      expect(first.records).toBeGreaterThan(0);
-      expect(first.records).toBeLessThan(expected.records);
-      // written in slices, and the last batch of each checkpoint removed the marker
-      expect(writes).toBeGreaterThan(20);
-      expect(await real.get(marker)).toBeUndefined();
-      expect(await real.get('e/format')).toBeDefined();
+      await generate(rt, { ...RANGE, since: third, until: twoThirds });
+      const second = await processAll(rt);
+      expect(second.records).toBeGreaterThan(0);
+      records += second.records;
 
-      // The next checkpoint's second slice fails: its first slice (and the ones after) are in the store,
-      // the input positions are still the last checkpoint's.
-      await generate(rt, { ...RANGE, since: half });
+      // 3. The last third: the second slice of its first checkpoint fails. Its first slice (and the
+      // ones after) are in the store with the marker; the input positions are still the last checkpoint's.
+      await generate(rt, { ...RANGE, since: twoThirds });
+      const real = rt.processorStore;
       rt.processorStore = failingStore(real, 2, async () => undefined);
       await processAll(rt).catch((e: unknown) => (failure = e));
       expect((failure as Error).message).toMatch(/write failed.*ENOSPC/);
@@ -165,16 +177,72 @@ describe('a write error from the state store', () => {
     } finally {
       await rt.close();
     }
+    expect(records).toBeLessThan(expected.records);
 
-    // A restart sees the marker: the state is dropped and every input record replayed, to the same export.
-    const again = await openRuntime(config, logger);
+    // 4. A restart sees the marker and drops the state, but the drop is cut short (the engine's range
+    // delete fails after its first keys, the state's format key still there): the marker stays.
+    rt = await openRuntime(config, logger);
     try {
-      const figures = await processAll(again);
-      expect(figures.records).toBe(expected.records);
-      expect(await again.processorStore.get(marker)).toBeUndefined();
-      expect(await text(analyticsNdjson(again.view))).toBe(expected.text);
+      const real = rt.processorStore;
+      rt.processorStore = clearCutShort(real);
+      await expect(processAll(rt)).rejects.toThrow(/clear cut short/);
+      expect(await real.get(marker)).toBeDefined();
+      expect(await real.get('e/format')).toBeDefined();
     } finally {
-      await again.close();
+      await rt.close();
+    }
+
+    // 5. The next restart drops the state and replays every input record, to the export of an
+    // uninterrupted run with checkpoints of one batch.
+    rt = await openRuntime(config, logger);
+    try {
+      const figures = await processAll(rt);
+      expect(figures.records).toBe(expected.records);
+      expect(await rt.processorStore.get(marker)).toBeUndefined();
+      expect(await text(analyticsNdjson(rt.view))).toBe(expected.text);
+    } finally {
+      await rt.close();
     }
   }, 240_000);
 });
+
+/** A StorePort whose chained batches count the puts of the incomplete-state marker. */
+function markerCounting(inner: StorePort, onMarker: () => void): StorePort {
+  return {
+    ...inner,
+    sub: (p) => inner.sub(p),
+    writeBatch: () => {
+      const b = inner.writeBatch();
+      return {
+        put: (key, value) => {
+          if (key === 'state-incomplete') onMarker();
+          b.put(key, value);
+        },
+        del: (key) => b.del(key),
+        get length() {
+          return b.length;
+        },
+        write: () => b.write(),
+        discard: () => b.discard(),
+      };
+    },
+  };
+}
+
+/** A StorePort whose engine state (`e/`) range delete removes the keys before `f` and then fails. */
+function clearCutShort(inner: StorePort): StorePort {
+  return {
+    ...inner,
+    sub: (p) => {
+      const s = inner.sub(p);
+      if (p !== 'e/') return s;
+      return {
+        ...s,
+        async clear() {
+          for await (const [k] of s.entries({ lt: 'f' })) await s.del(k);
+          throw new Error('injected: clear cut short');
+        },
+      };
+    },
+  };
+}
