@@ -356,9 +356,15 @@ export class AnalyticsProcessor {
 
   private async produceDirty(): Promise<void> {
     do {
-      const { rows, snapshots } = this.owned(await this.flushOutputs(FLUSH_SLICE));
+      const computed = await this.flushOutputs(FLUSH_SLICE);
+      const { rows, snapshots } = this.owned(computed);
       if (rows.length > 0) await this.log.produce(this.codecs.topics.analytics, rows);
       if (snapshots.length > 0) await this.log.produce(this.codecs.topics.courseSnapshots, snapshots);
+      // A takeover recomputes races across the whole history while stream time stands at its end, so
+      // nothing it loads is ever cold in stream time: between slices the state is checkpointed and
+      // everything clean dropped (a Kafka-mode rebuild's takeover of every race ran out of heap).
+      const dropped = rows.length < computed.rows.length || snapshots.length < computed.snapshots.length;
+      if (!dropped && this.engine.hasDirty(this.ownership?.owns)) await this.checkpoint(Number.POSITIVE_INFINITY);
     } while (this.engine.hasDirty(this.ownership?.owns));
   }
 
@@ -513,7 +519,7 @@ export class AnalyticsProcessor {
    * input positions, removes it, so a checkpoint cut short between slices is known at the next open
    * (the state is dropped and the inputs replayed) and one that completed is as if written at once.
    */
-  async checkpoint(): Promise<void> {
+  async checkpoint(evictAsOf?: number): Promise<void> {
     this.mark(undefined);
     // Each record goes into the store's batch as it is encoded: a catch-up's checkpoint has hundreds
     // of thousands, and building them as operation objects first, copied twice more on the way to the
@@ -545,7 +551,7 @@ export class AnalyticsProcessor {
       throw e;
     }
     this.mark('write');
-    this.engine.state.evict();
+    this.engine.state.evict(evictAsOf);
     this.mark('evict');
   }
 }
