@@ -301,14 +301,12 @@ export class AnalyticsProcessor {
     // do not wait for the provisional rows of the pending races its horses, jockeys, trainers, sires and
     // course key touch. Those follow, recomputed in slices that let the rest of the service (the view,
     // the stream) run in between; the checkpoint below still comes after both are produced.
-    const directComputed = await this.flushOutputs(undefined, { directOnly: true });
-    const direct = this.owned(directComputed);
+    const direct = this.owned(await this.flushOutputs(undefined, { directOnly: true }));
     this.mark('direct');
     if (direct.rows.length > 0) await this.log.produce(this.codecs.topics.analytics, direct.rows);
     this.mark('produce');
     // (the slices' yields count here too: the view and the stream run in them)
-    const computed = await this.flushOutputs(undefined, { between: timeSlices() });
-    const { rows, snapshots } = this.owned(computed);
+    const { rows, snapshots, dropped } = this.owned(await this.flushOutputs(undefined, { between: timeSlices() }));
     this.mark('dependents');
     if (deadLetters.length > 0) {
       await this.log.produce(this.codecs.topics.deadLetter, deadLetters);
@@ -322,11 +320,7 @@ export class AnalyticsProcessor {
     this.mark('produce');
     for (const r of batch.records) this.positions.set(`${r.topic}:${r.partition}`, r.offset + 1);
     // rows dropped by `owned` are marked emitted until the queued ownership change forgets them
-    const dropped =
-      direct.rows.length < directComputed.rows.length ||
-      rows.length < computed.rows.length ||
-      snapshots.length < computed.snapshots.length;
-    if (performance.now() - this.lastCheckpointAt >= interval && !dropped) {
+    if (performance.now() - this.lastCheckpointAt >= interval && !direct.dropped && !dropped) {
       await this.checkpoint();
       this.lastCheckpointAt = performance.now();
     }
@@ -355,17 +349,16 @@ export class AnalyticsProcessor {
   }
 
   private async produceDirty(): Promise<void> {
-    do {
-      const computed = await this.flushOutputs(FLUSH_SLICE);
-      const { rows, snapshots } = this.owned(computed);
+    for (;;) {
+      const { rows, snapshots, dropped } = this.owned(await this.flushOutputs(FLUSH_SLICE));
       if (rows.length > 0) await this.log.produce(this.codecs.topics.analytics, rows);
       if (snapshots.length > 0) await this.log.produce(this.codecs.topics.courseSnapshots, snapshots);
+      if (!this.engine.hasDirty(this.ownership?.owns)) return;
       // A takeover recomputes races across the whole history while stream time stands at its end, so
       // nothing it loads is ever cold in stream time: between slices the state is checkpointed and
       // everything clean dropped (a Kafka-mode rebuild's takeover of every race ran out of heap).
-      const dropped = rows.length < computed.rows.length || snapshots.length < computed.snapshots.length;
-      if (!dropped && this.engine.hasDirty(this.ownership?.owns)) await this.checkpoint(Number.POSITIVE_INFINITY);
-    } while (this.engine.hasDirty(this.ownership?.owns));
+      if (!dropped) await this.checkpoint(Number.POSITIVE_INFINITY);
+    }
   }
 
   /**
@@ -438,9 +431,14 @@ export class AnalyticsProcessor {
    * while a batch computes; its rows are then the new owner's to produce: it read the topic when it took
    * the partition over, so rows produced here after that would sit on the topic behind its back.
    */
-  private owned(out: { rows: OutRecord[]; snapshots: OutRecord[] }): { rows: OutRecord[]; snapshots: OutRecord[] } {
+  /** The rows and snapshots this instance owns; `dropped` when some were left out (see applyBatch). */
+  private owned(out: { rows: OutRecord[]; snapshots: OutRecord[] }): {
+    rows: OutRecord[];
+    snapshots: OutRecord[];
+    dropped: boolean;
+  } {
     const owns = this.ownership?.owns;
-    if (!owns) return out;
+    if (!owns) return { ...out, dropped: false };
     const rows: OutRecord[] = [];
     for (const r of out.rows) {
       if (owns(r.key.slice(0, r.key.indexOf(':')))) rows.push(r);
@@ -450,7 +448,7 @@ export class AnalyticsProcessor {
     }
     const snapshots = out.snapshots.filter((s) => owns(s.key));
     this.stats.snapshotsEmitted -= out.snapshots.length - snapshots.length;
-    return { rows, snapshots };
+    return { rows, snapshots, dropped: rows.length < out.rows.length || snapshots.length < out.snapshots.length };
   }
 
   /** The rows of the races flushed (see AnalyticsEngine.flush) and, unless `directOnly`, the snapshot rows. */

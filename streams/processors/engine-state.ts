@@ -574,15 +574,13 @@ export class EngineState {
 
   /**
    * Drops from memory what is clean (written by the last takeDirty) and cold in stream time as of
-   * `asOf` (the state's stream time; +Infinity drops everything clean). Only with a store: without one
+   * `now` (the state's stream time; +Infinity, a takeover's recompute, drops everything clean). Only with a store: without one
    * memory is the only copy. Call right after the checkpoint is written.
    */
-  evict(asOf = this.now): EvictionCounts {
+  evict(now = this.now): EvictionCounts {
     const counts: EvictionCounts = { races: 0, horses: 0, indexes: 0, chunks: 0 };
     if (!this.store) return counts;
     for (const absent of this.absentIndexes.values()) absent.clear();
-    // +Infinity: everything clean is cold (a takeover's recompute, see AnalyticsProcessor.produceDirty)
-    const now = asOf;
     for (const [id, r] of this.races) {
       if (this.dirtyRaces.has(id)) continue;
       // pending races too: a race whose result never came (abandoned) is reloaded if it ever does
