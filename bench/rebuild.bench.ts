@@ -72,6 +72,7 @@ async function measure(mode: string, extraEnv: Record<string, string>) {
       records: number;
       rows: number;
       seconds: number;
+      takeoverRows?: number;
       phaseSeconds?: Record<string, number>;
     };
     const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
@@ -88,6 +89,8 @@ async function measure(mode: string, extraEnv: Record<string, string>) {
       rowsPerSecond: Math.round(f.rows / f.seconds),
       rowsPerSecondWall: Math.round(f.rows / wall),
       peakRssMb: rss ? Math.round(Number(rss[1]) / 1024) : null,
+      // Kafka mode: rows left to the takeover after the catch-up (0 when the replay emitted them all)
+      takeoverRows: f.takeoverRows ?? null,
       // where the processor's seconds went (docs/performance.md, "Commands": the phases)
       phaseSeconds: f.phaseSeconds ?? null,
     };

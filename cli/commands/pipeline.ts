@@ -116,6 +116,12 @@ export interface ProcessFigures {
   seconds: number;
   rowsPerSecond: number;
   /**
+   * Kafka mode: rows emitted after the catch-up, when the instance joined the shared group and took
+   * over the race partitions it was assigned but had not emitted (a new instance: all of its rows; a
+   * restart or a rebuild: none). Included in `rows`; 0 in the embedded default.
+   */
+  takeoverRows: number;
+  /**
    * Where the processor's seconds went (ProcessorStats.phaseMs, see PHASES) and, beside them, the
    * seconds of the process's garbage-collection pauses meanwhile: `gcMinor` (scavenges), `gcMajor`
    * (mark-compact pauses) and `gcOther` (incremental marking steps, weak callbacks).
@@ -165,7 +171,10 @@ function phasesInProgress(): boolean {
  * again after a failed run: what the failed one held in memory beyond its checkpoint is dropped and
  * replayed, so nothing it computed but could not produce is taken as emitted.
  */
-export async function openProcessor(rt: Runtime): Promise<AnalyticsProcessor> {
+export async function openProcessor(
+  rt: Runtime,
+  options: { ownAllUntilJoined?: boolean } = {},
+): Promise<AnalyticsProcessor> {
   const daily = dailySnapshotsFrom(rt.config);
   const processor = await AnalyticsProcessor.open({
     log: instrumentLog(rt.log, rt.topics),
@@ -180,10 +189,15 @@ export async function openProcessor(rt: Runtime): Promise<AnalyticsProcessor> {
     // Until the instance has joined the shared group (after its first catch-up, see processAll), it
     // keeps emitting the partitions it owned at its checkpoint (none when new); once a member, it owns
     // the group's assignment. A partition gained is taken over from what is on the output topic, so
-    // only rows that differ are published (AnalyticsProcessor.useOwnership).
-    rt.ownership ??= new PartitionOwnership(await rt.log.partitions(rt.topics.cards), rt.logger);
+    // only rows that differ are published (AnalyticsProcessor.useOwnership). A rebuild's instance is
+    // the only one (the operator stops the others, and the output topics were just emptied): it owns
+    // every partition from the start and emits every row as it replays, as the embedded default does,
+    // instead of replaying without rows and then recomputing the whole history in its takeover.
+    const partitions = await rt.log.partitions(rt.topics.cards);
+    rt.ownership ??= new PartitionOwnership(partitions, rt.logger);
     processor.useOwnership(rt.ownership);
     if (rt.ownership.joinedOnce) rt.ownership.applyAssigned();
+    else if (options.ownAllUntilJoined) rt.ownership.apply(Array.from({ length: partitions }, (_, p) => p));
     else rt.ownership.apply(processor.checkpointedPartitions);
   }
   return processor;
@@ -232,9 +246,12 @@ export class ViewLead {
  * (ViewLead), then lets the view catch up. Returns the figures and the processor, which `serve` keeps
  * running.
  */
-export async function processAll(rt: Runtime): Promise<ProcessFigures & { processor: AnalyticsProcessor }> {
+export async function processAll(
+  rt: Runtime,
+  options: { ownAllUntilJoined?: boolean } = {},
+): Promise<ProcessFigures & { processor: AnalyticsProcessor }> {
   const opened = performance.now();
-  const processor = await openProcessor(rt);
+  const processor = await openProcessor(rt, options);
   const loadSeconds = (performance.now() - opened) / 1000;
   // after the open: a state it dropped (another layout, a checkpoint cut short) replays from the start
   const ends = await Promise.all(
@@ -267,6 +284,7 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
       ...(gate ? { gate } : {}),
     });
   const follower = view(false, following.signal, (n) => lead.wait(n));
+  let caughtUpRows: number | undefined;
   try {
     await processor.run({
       untilCaughtUp: true,
@@ -284,6 +302,7 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
     if (rt.ownership && rt.groups.owners && !rt.ownership.joinedOnce) {
       // caught up: join the group, take over what it assigns, and publish what differs
       await rt.ownership.join(rt.log, rt.groups.owners, rt.topics.cards, rt.lifetime.signal);
+      caughtUpRows = processor.stats.rowsEmitted;
       await processor.flushNow();
       await processor.checkpointNow(); // what it owns and emitted, so a restart takes over nothing
     }
@@ -309,6 +328,7 @@ export async function processAll(rt: Runtime): Promise<ProcessFigures & { proces
     deadLetters: processor.stats.deadLetters,
     seconds,
     rowsPerSecond: seconds > 0 ? processor.stats.rowsEmitted / seconds : 0,
+    takeoverRows: caughtUpRows === undefined ? 0 : processor.stats.rowsEmitted - caughtUpRows,
     phaseSeconds: phaseSeconds(processor.stats, gc),
     processor,
   };
@@ -332,7 +352,7 @@ export async function rebuild(
   } else {
     process.stderr.write('resuming an interrupted rebuild from its last checkpoint\n');
   }
-  const figures = await processAll(rt);
+  const figures = await processAll(rt, { ownAllUntilJoined: true });
   await rt.store.del(MARKER);
   return { ...figures, resumed };
 }

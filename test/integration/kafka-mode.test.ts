@@ -77,7 +77,10 @@ describe.skipIf(!brokers)('Kafka mode', () => {
     const rt = await openRuntime(soloConfig, logger);
     try {
       await generate(rt, RANGE);
-      await processAll(rt);
+      const first = await processAll(rt);
+      // a new instance replays without rows, then takes over every partition once it has joined
+      expect(first.rows).toBeGreaterThan(1000);
+      expect(first.takeoverRows).toBe(first.rows);
       expect(await exportOf(rt)).toBe(expected);
     } finally {
       await rt.close();
@@ -98,6 +101,10 @@ describe.skipIf(!brokers)('Kafka mode', () => {
       const replay = await rebuild(rt2);
       expect(replay.resumed).toBe(false);
       expect(replay.records).toBeGreaterThan(0);
+      // the rebuild's lone instance emits every row as it replays: its takeover recomputes nothing
+      expect(replay.rows).toBeGreaterThan(1000);
+      expect(replay.takeoverRows).toBe(0);
+      expect(replay.processor.checkpointedPartitions).toEqual([0, 1, 2, 3]);
       expect(await exportOf(rt2)).toBe(expected);
       const analytics = (await rt2.log.startOffsets(rt2.topics.analytics)).reduce((a, b) => a + b, 0);
       expect(analytics).toBeGreaterThan(0); // the first run's rows were deleted from the topic
