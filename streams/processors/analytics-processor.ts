@@ -105,6 +105,8 @@ export class AnalyticsProcessor {
     private readonly analyticsPartitions: number,
     /** a larger checkpoint is written in slices of about this many bytes */
     private readonly sliceBytes: number,
+    /** races recomputed per produce (and checkpoint) when a takeover or an idle flush has many */
+    private readonly flushSlice: number,
   ) {}
 
   /** Loads the processor's checkpoint (state and input positions) from its store. */
@@ -119,6 +121,8 @@ export class AnalyticsProcessor {
     dailySnapshotsFrom?: number;
     /** a larger checkpoint is written in slices of about this many bytes (default CHECKPOINT_SLICE_BYTES) */
     checkpointSliceBytes?: number;
+    /** races recomputed per produce when a takeover or an idle flush has many (default FLUSH_SLICE) */
+    flushSliceRaces?: number;
   }): Promise<AnalyticsProcessor> {
     const engineStore = deps.store.sub('e/');
     const logger = deps.logger.child({ component: 'analytics-processor' });
@@ -171,6 +175,7 @@ export class AnalyticsProcessor {
       deps.group ?? ANALYTICS_GROUP,
       await deps.log.partitions(deps.codecs.topics.analytics),
       deps.checkpointSliceBytes ?? CHECKPOINT_SLICE_BYTES,
+      deps.flushSliceRaces ?? FLUSH_SLICE,
     );
     if (owned) processor.current = new Set(JSON.parse(owned.toString('utf8')) as number[]);
     return processor;
@@ -210,10 +215,12 @@ export class AnalyticsProcessor {
           this.snapshotsOnTopic = await this.snapshotRowsOnTopic(ownership.owns);
           await this.engine.markAllSnapshots();
         }
-        this.current = new Set(ownership.ownedPartitions);
-        // In the same step: a checkpoint in between would record the partitions as this instance's
-        // with their recompute still pending (in memory only).
+        // The gained partitions become this instance's own only once their recompute is produced: the
+        // checkpoints between its slices (produceDirty) must not record them, since what is left to
+        // recompute is held in memory only. A restart from such a checkpoint takes them over again from
+        // the topic (what was produced is adopted, only what differs is published).
         await this.produceDirty();
+        this.current = new Set(ownership.ownedPartitions);
         this.snapshotsOnTopic = undefined;
       })
         // The rows it recomputed are marked emitted whether or not they reached the topic: going on
@@ -350,7 +357,7 @@ export class AnalyticsProcessor {
 
   private async produceDirty(): Promise<void> {
     for (;;) {
-      const { rows, snapshots, dropped } = this.owned(await this.flushOutputs(FLUSH_SLICE));
+      const { rows, snapshots, dropped } = this.owned(await this.flushOutputs(this.flushSlice));
       if (rows.length > 0) await this.log.produce(this.codecs.topics.analytics, rows);
       if (snapshots.length > 0) await this.log.produce(this.codecs.topics.courseSnapshots, snapshots);
       if (!this.engine.hasDirty(this.ownership?.owns)) return;
