@@ -189,6 +189,12 @@ export class AnalyticsProcessor {
    * regaining one of them after a restart needs no recompute, the replay from the checkpoint covers it.
    */
   private current = new Set<number>();
+  /**
+   * The partitions each queued or running takeover is to take over: a partition lost before its
+   * takeover ends leaves its set, so a takeover never makes its own a partition taken away meanwhile
+   * (given back later, it is taken over again by the step that gave it back).
+   */
+  private readonly takeovers = new Set<Set<number>>();
 
   /**
    * Emit only the rows of races in partitions this instance owns. A race's rows are produced to the
@@ -203,9 +209,14 @@ export class AnalyticsProcessor {
     const onChange = (gained: Set<number>, lost: Set<number>) => {
       // A partition lost is no longer this instance's at once, not only once the queued work below
       // has forgotten its rows: a checkpoint in between must not claim them (see `owned`).
-      for (const p of lost) this.current.delete(p);
-      this.exclusive(async () => {
-        const fresh = new Set([...gained].filter((p) => !this.current.has(p)));
+      for (const p of lost) {
+        this.current.delete(p);
+        for (const t of this.takeovers) t.delete(p);
+      }
+      const taking = new Set(gained);
+      this.takeovers.add(taking);
+      const takeOver = async () => {
+        const fresh = new Set([...taking].filter((p) => !this.current.has(p)));
         if (lost.size > 0) await this.engine.forgetEmitted((raceId) => lost.has(ownership.partitionOf(raceId)));
         if (fresh.size > 0) {
           const onTopic = await this.rowsOnTopic(fresh);
@@ -218,10 +229,18 @@ export class AnalyticsProcessor {
         // The gained partitions become this instance's own only once their recompute is produced: the
         // checkpoints between its slices (produceDirty) must not record them, since what is left to
         // recompute is held in memory only. A restart from such a checkpoint takes them over again from
-        // the topic (what was produced is adopted, only what differs is published).
+        // the topic (what was produced is adopted, only what differs is published). Only the ones this
+        // step took over and still owns: a partition assigned meanwhile is a later step's to take over.
         await this.produceDirty();
-        this.current = new Set(ownership.ownedPartitions);
+        for (const p of taking) if (ownership.ownedPartitions.includes(p)) this.current.add(p);
         this.snapshotsOnTopic = undefined;
+      };
+      this.exclusive(async () => {
+        try {
+          await takeOver();
+        } finally {
+          this.takeovers.delete(taking);
+        }
       })
         // The rows it recomputed are marked emitted whether or not they reached the topic: going on
         // (and checkpointing) would lose those that did not. It stops instead; a new processor starts
@@ -356,8 +375,13 @@ export class AnalyticsProcessor {
   }
 
   private async produceDirty(): Promise<void> {
+    // once a slice's rows were dropped (a partition lost meanwhile), no checkpoint until the queued
+    // ownership change has forgotten them (see applyBatch)
+    let dropped = false;
     for (;;) {
-      const { rows, snapshots, dropped } = this.owned(await this.flushOutputs(this.flushSlice));
+      const out = this.owned(await this.flushOutputs(this.flushSlice));
+      const { rows, snapshots } = out;
+      dropped ||= out.dropped;
       if (rows.length > 0) await this.log.produce(this.codecs.topics.analytics, rows);
       if (snapshots.length > 0) await this.log.produce(this.codecs.topics.courseSnapshots, snapshots);
       if (!this.engine.hasDirty(this.ownership?.owns)) return;
@@ -544,11 +568,13 @@ export class AnalyticsProcessor {
         }
       });
       for (const [k, v] of this.positions) batch.put(`o/${k}`, Buffer.from(String(v)));
-      if (this.ownership) batch.put(OWNED_KEY, Buffer.from(JSON.stringify([...this.current].sort((a, b) => a - b))));
       if (slices.length > 0) batch.del(INCOMPLETE_KEY);
       this.mark('encode');
       // the positions only once every slice is in: until then the marker stands
       await Promise.all(slices);
+      // the partitions owned as of now, not as of the encoding: one lost while the slices were written
+      // is no longer this instance's (see useOwnership)
+      if (this.ownership) batch.put(OWNED_KEY, Buffer.from(JSON.stringify([...this.current].sort((a, b) => a - b))));
       await batch.write();
     } catch (e) {
       await Promise.allSettled(slices);

@@ -19,7 +19,8 @@ const FEED = { from: '2024-06-01', to: '2024-06-03', seed: 7, scale: 0.3 };
 async function world() {
   const { store, log: inner, topics, codecs } = await embeddedWorld(generateFeed(FEED));
   // `down`: every produce to the analytics topic fails; `upFor`: that many more succeed, then `down`
-  const state = { down: false, upFor: Number.POSITIVE_INFINITY, produced: 0 };
+  // `checkpoints`: the processor's checkpoints begun (store batches taken)
+  const state = { down: false, upFor: Number.POSITIVE_INFINITY, produced: 0, checkpoints: 0 };
   const log = interceptProduce(inner, (topic, records, produce) => {
     if (topic === topics.analytics && !state.down && state.upFor-- <= 0) state.down = true;
     if (state.down && topic === topics.analytics)
@@ -27,11 +28,23 @@ async function world() {
     if (topic === topics.analytics) state.produced++;
     return produce(topic, records);
   });
+  const processorBase = store.sub('processor/');
+  const processorStore = new Proxy(processorBase, {
+    get(target, key) {
+      if (key === 'writeBatch')
+        return () => {
+          state.checkpoints++;
+          return target.writeBatch();
+        };
+      const value = Reflect.get(target, key) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
   const open = (flushSliceRaces?: number) =>
     AnalyticsProcessor.open({
       log,
       codecs,
-      store: store.sub('processor/'),
+      store: processorStore,
       logger,
       ...(flushSliceRaces ? { flushSliceRaces } : {}),
     });
@@ -79,9 +92,11 @@ describe('a takeover whose rows cannot be produced', () => {
     await first.run({ untilCaughtUp: true });
     // The group assigns every partition; two slices reach the topic (and are checkpointed), the third fails.
     w.state.upFor = 2;
+    const before = w.state.checkpoints;
     ownership.apply([0, 1, 2, 3]);
     await expect(first.checkpointNow()).rejects.toThrow(/unreachable/);
     expect(w.state.produced).toBe(2);
+    expect(w.state.checkpoints - before).toBe(2); // one after each slice produced, none after the failure
     const partial = await compactedTopic(w.log, w.topics.analytics);
     expect(partial.size).toBeGreaterThan(0);
     expect(partial.size).toBeLessThan(expected.size);
@@ -97,5 +112,41 @@ describe('a takeover whose rows cannot be produced', () => {
     await second.run({ untilCaughtUp: true });
     expect(await compactedTopic(w.log, w.topics.analytics)).toEqual(expected);
     expect(second.checkpointedPartitions).toEqual([0, 1, 2, 3]);
+  });
+
+  it('partitions assigned, taken away or given back while a takeover runs are each taken over', async () => {
+    const reference = await world();
+    await (await reference.open()).run({ untilCaughtUp: true });
+    const expected = await compactedTopic(reference.log, reference.topics.analytics);
+    // each sequence of assignments arrives at once, before the first takeover has produced anything
+    for (const assignments of [
+      [
+        [0, 1],
+        [0, 1, 2, 3],
+      ], // more partitions while the first are taken over
+      [
+        [0, 1, 2, 3],
+        [0, 1],
+        [0, 1, 2, 3],
+      ], // two taken away and given back
+      [[0, 1, 2, 3], [], [1, 3]], // all taken away, two given back
+    ]) {
+      const w = await world();
+      const ownership = new PartitionOwnership(4, logger);
+      const first = await w.open(8);
+      first.useOwnership(ownership);
+      await first.run({ untilCaughtUp: true });
+      for (const a of assignments) ownership.apply(a);
+      await first.checkpointNow();
+      const last = assignments.at(-1)!;
+      const topic = await compactedTopic(w.log, w.topics.analytics);
+      const want = new Map(
+        [...expected].filter(([k]) => last.includes(ownership.partitionOf(k.slice(0, k.indexOf(':'))))),
+      );
+      expect(want.size).toBeGreaterThan(50);
+      // every row of the partitions owned in the end, and (the run owning nothing before) no others
+      expect(topic).toEqual(want);
+      expect(first.checkpointedPartitions).toEqual(last);
+    }
   });
 });
