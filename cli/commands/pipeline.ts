@@ -193,11 +193,10 @@ export async function openProcessor(
     // the only one (the operator stops the others, and the output topics were just emptied): it owns
     // every partition from the start and emits every row as it replays, as the embedded default does,
     // instead of replaying without rows and then recomputing the whole history in its takeover.
-    const partitions = await rt.log.partitions(rt.topics.cards);
-    rt.ownership ??= new PartitionOwnership(partitions, rt.logger);
+    rt.ownership ??= new PartitionOwnership(await rt.log.partitions(rt.topics.cards), rt.logger);
     processor.useOwnership(rt.ownership);
     if (rt.ownership.joinedOnce) rt.ownership.applyAssigned();
-    else if (options.ownAllUntilJoined) rt.ownership.apply(Array.from({ length: partitions }, (_, p) => p));
+    else if (options.ownAllUntilJoined) rt.ownership.applyAll();
     else rt.ownership.apply(processor.checkpointedPartitions);
   }
   return processor;

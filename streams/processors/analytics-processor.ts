@@ -232,7 +232,7 @@ export class AnalyticsProcessor {
         // the topic (what was produced is adopted, only what differs is published). Only the ones this
         // step took over and still owns: a partition assigned meanwhile is a later step's to take over.
         await this.produceDirty();
-        for (const p of taking) if (ownership.ownedPartitions.includes(p)) this.current.add(p);
+        for (const p of taking) if (ownership.ownsPartition(p)) this.current.add(p);
         this.snapshotsOnTopic = undefined;
       };
       this.exclusive(async () => {

@@ -52,6 +52,16 @@ export class PartitionOwnership {
     this.apply(this.assigned);
   }
 
+  /** Owns every partition (a rebuild's instance, alone until it joins: see openProcessor). */
+  applyAll(): void {
+    this.apply(Array.from({ length: this.partitions }, (_, p) => p));
+  }
+
+  /** Whether this instance owns the race partition `p` now. */
+  ownsPartition(p: number): boolean {
+    return this.owned.has(p);
+  }
+
   /** Owns the group's latest assignment again (a processor opened after the membership began, e.g. after a rebuild). */
   applyAssigned(): void {
     if (this.assigned) this.apply(this.assigned);

@@ -36,13 +36,18 @@ export function interceptProduce(
   produce: (topic: string, records: readonly OutRecord[], inner: LogPort['produce']) => Promise<void>,
 ): LogPort {
   const inner: LogPort['produce'] = (topic, records) => log.produce(topic, records);
-  return new Proxy(log, {
-    get(target, key) {
-      if (key === 'produce') return (topic: string, records: readonly OutRecord[]) => produce(topic, records, inner);
-      const value = Reflect.get(target, key) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+  return intercept(log, 'produce', (topic, records) => produce(topic, records, inner));
+}
+
+/** `target` with its method `key` replaced by `method`; every other member is the target's own. */
+export function intercept<T extends object, K extends keyof T>(target: T, key: K, method: T[K]): T {
+  return new Proxy(target, {
+    get(t, k) {
+      if (k === key) return method;
+      const value = Reflect.get(t, k) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
     },
-  }) as LogPort;
+  });
 }
 
 /** The current records of a topic (the latest value per key, base64; tombstones remove the key). */

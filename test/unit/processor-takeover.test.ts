@@ -10,7 +10,7 @@ import { generateFeed } from '../../domain/generator/index.js';
 import { silentLogger } from '../../domain/logger.js';
 import { AnalyticsProcessor } from '../../streams/processors/analytics-processor.js';
 import { PartitionOwnership } from '../../streams/processors/ownership.js';
-import { compactedTopic, embeddedWorld, interceptProduce } from '../support/embedded-world.js';
+import { compactedTopic, embeddedWorld, intercept, interceptProduce } from '../support/embedded-world.js';
 
 const logger = silentLogger();
 const FEED = { from: '2024-06-01', to: '2024-06-03', seed: 7, scale: 0.3 };
@@ -29,16 +29,9 @@ async function world() {
     return produce(topic, records);
   });
   const processorBase = store.sub('processor/');
-  const processorStore = new Proxy(processorBase, {
-    get(target, key) {
-      if (key === 'writeBatch')
-        return () => {
-          state.checkpoints++;
-          return target.writeBatch();
-        };
-      const value = Reflect.get(target, key) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
+  const processorStore = intercept(processorBase, 'writeBatch', () => {
+    state.checkpoints++;
+    return processorBase.writeBatch();
   });
   const open = (flushSliceRaces?: number) =>
     AnalyticsProcessor.open({
