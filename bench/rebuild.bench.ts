@@ -3,7 +3,11 @@
  * `racing rebuild` in a child process: races, rows, wall time, rows/s, the child's peak RSS and its phases.
  * `--modes embedded,kafka` measures both in the same run: Kafka mode on a real broker started for the
  * run (scripts/kafka/kafka.mjs) with the project's registry (`racing registry`).
- *   npm run bench:rebuild -- --from 2023-11-22 --to 2026-11-24 [--modes embedded,kafka] [--seed N] [--scale F]
+ * `--day-after` then publishes one more day after the history (the day after `--to`: the cards, updates
+ * and results published during it) and times `racing process` on the rebuilt state, as `npm run
+ * bench:day` does after shorter histories: the history is then generated over a range two days longer,
+ * published until the end of `--to`, so that the extra day continues the same feed.
+ *   npm run bench:rebuild -- --from 2023-11-22 --to 2026-11-24 [--modes embedded,kafka] [--seed N] [--scale F] [--day-after]
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,12 +24,27 @@ const { values } = parseArgs({
     scale: { type: 'string', default: '1' },
     modes: { type: 'string', default: 'embedded' },
     partitions: { type: 'string', default: '4' },
+    'day-after': { type: 'boolean', default: false },
   },
 });
 if (!values.from || !values.to) throw new Error('usage: bench:rebuild -- --from YYYY-MM-DD --to YYYY-MM-DD');
 const root = join(import.meta.dirname, '..');
 const cli = join(root, 'dist', 'cli', 'racing.js');
 const node = [process.execPath, '--max-semi-space-size=64'];
+const DAY_MS = 86_400_000;
+const endOfTo = Date.parse(`${values.to}T23:59:59.999Z`);
+const dayAfter = values['day-after']!;
+// with --day-after the range reaches two days further, the history published until the end of --to
+const generateRange = [
+  '--from',
+  values.from!,
+  '--to',
+  dayAfter ? new Date(endOfTo + 2 * DAY_MS).toISOString().slice(0, 10) : values.to!,
+  '--seed',
+  values.seed!,
+  '--scale',
+  values.scale!,
+];
 
 async function measure(mode: string, extraEnv: Record<string, string>) {
   const dataDir = mkdtempSync(join(tmpdir(), `racing-bench-${mode}-`));
@@ -46,21 +65,11 @@ async function measure(mode: string, extraEnv: Record<string, string>) {
         ...node.slice(1),
         cli,
         'generate',
-        '--from',
-        values.from!,
-        '--to',
-        values.to!,
-        '--seed',
-        values.seed!,
-        '--scale',
-        values.scale!,
+        ...generateRange,
         '--until',
-        'all',
+        dayAfter ? new Date(endOfTo).toISOString() : 'all',
       ],
-      {
-        env,
-        maxBuffer: 1 << 26,
-      },
+      { env, maxBuffer: 1 << 26 },
     );
     const generateSeconds = (performance.now() - g0) / 1000;
     const t0 = performance.now();
@@ -76,6 +85,7 @@ async function measure(mode: string, extraEnv: Record<string, string>) {
       phaseSeconds?: Record<string, number>;
     };
     const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
+    const oneMoreDay = dayAfter ? await measureDayAfter(env) : undefined;
     return {
       mode,
       from: values.from,
@@ -93,10 +103,40 @@ async function measure(mode: string, extraEnv: Record<string, string>) {
       takeoverRows: f.takeoverRows ?? null,
       // where the processor's seconds went (docs/performance.md, "Commands": the phases)
       phaseSeconds: f.phaseSeconds ?? null,
+      ...(oneMoreDay ? { oneMoreDay } : {}),
     };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Publishes the day after --to on the rebuilt state and times `racing process` on it. */
+async function measureDayAfter(env: NodeJS.ProcessEnv) {
+  const since = new Date(endOfTo).toISOString();
+  const until = new Date(endOfTo + DAY_MS).toISOString();
+  await run(node[0]!, [...node.slice(1), cli, 'generate', ...generateRange, '--since', since, '--until', until], {
+    env,
+    maxBuffer: 1 << 26,
+  });
+  const t0 = performance.now();
+  const { stdout, stderr } = await run('/usr/bin/time', ['-v', ...node, cli, 'process'], { env, maxBuffer: 1 << 26 });
+  const wall = (performance.now() - t0) / 1000;
+  const d = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+    records: number;
+    rows: number;
+    seconds: number;
+    loadSeconds: number;
+  };
+  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
+  return {
+    day: until.slice(0, 10),
+    records: d.records,
+    rows: d.rows,
+    processSeconds: +d.seconds.toFixed(2),
+    loadSeconds: +d.loadSeconds.toFixed(2),
+    commandWallSeconds: +wall.toFixed(2),
+    peakRssMb: rss ? Math.round(Number(rss[1]) / 1024) : null,
+  };
 }
 
 const modes = values.modes!.split(',').map((m) => m.trim());
