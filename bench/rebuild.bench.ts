@@ -59,32 +59,20 @@ async function measure(mode: string, extraEnv: Record<string, string>) {
   };
   try {
     const g0 = performance.now();
-    await run(
-      node[0]!,
-      [
-        ...node.slice(1),
-        cli,
-        'generate',
-        ...generateRange,
-        '--until',
-        dayAfter ? new Date(endOfTo).toISOString() : 'all',
-      ],
-      { env, maxBuffer: 1 << 26 },
-    );
+    await racing(env, ['generate', ...generateRange, '--until', dayAfter ? new Date(endOfTo).toISOString() : 'all']);
     const generateSeconds = (performance.now() - g0) / 1000;
-    const t0 = performance.now();
-    const args = ['rebuild', ...(mode === 'kafka' ? ['--yes'] : [])];
-    const { stdout, stderr } = await run('/usr/bin/time', ['-v', ...node, cli, ...args], { env, maxBuffer: 1 << 26 });
-    const wall = (performance.now() - t0) / 1000;
-    const f = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+    const {
+      figures: f,
+      wallSeconds: wall,
+      peakRssMb,
+    } = await timedRacing<{
       races: number;
       records: number;
       rows: number;
       seconds: number;
       takeoverRows?: number;
       phaseSeconds?: Record<string, number>;
-    };
-    const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
+    }>(env, ['rebuild', ...(mode === 'kafka' ? ['--yes'] : [])]);
     const oneMoreDay = dayAfter ? await measureDayAfter(env) : undefined;
     return {
       mode,
@@ -98,7 +86,7 @@ async function measure(mode: string, extraEnv: Record<string, string>) {
       wallSeconds: +wall.toFixed(1),
       rowsPerSecond: Math.round(f.rows / f.seconds),
       rowsPerSecondWall: Math.round(f.rows / wall),
-      peakRssMb: rss ? Math.round(Number(rss[1]) / 1024) : null,
+      peakRssMb,
       // Kafka mode: rows left to the takeover after the catch-up (0 when the replay emitted them all)
       takeoverRows: f.takeoverRows ?? null,
       // where the processor's seconds went (docs/performance.md, "Commands": the phases)
@@ -114,27 +102,44 @@ async function measure(mode: string, extraEnv: Record<string, string>) {
 async function measureDayAfter(env: NodeJS.ProcessEnv) {
   const since = new Date(endOfTo).toISOString();
   const until = new Date(endOfTo + DAY_MS).toISOString();
-  await run(node[0]!, [...node.slice(1), cli, 'generate', ...generateRange, '--since', since, '--until', until], {
-    env,
-    maxBuffer: 1 << 26,
-  });
-  const t0 = performance.now();
-  const { stdout, stderr } = await run('/usr/bin/time', ['-v', ...node, cli, 'process'], { env, maxBuffer: 1 << 26 });
-  const wall = (performance.now() - t0) / 1000;
-  const d = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+  await racing(env, ['generate', ...generateRange, '--since', since, '--until', until]);
+  const {
+    figures: d,
+    wallSeconds,
+    peakRssMb,
+  } = await timedRacing<{
     records: number;
     rows: number;
     seconds: number;
     loadSeconds: number;
-  };
-  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
+  }>(env, ['process']);
   return {
     day: until.slice(0, 10),
     records: d.records,
     rows: d.rows,
     processSeconds: +d.seconds.toFixed(2),
     loadSeconds: +d.loadSeconds.toFixed(2),
-    commandWallSeconds: +wall.toFixed(2),
+    commandWallSeconds: +wallSeconds.toFixed(2),
+    peakRssMb,
+  };
+}
+
+function racing(env: NodeJS.ProcessEnv, args: string[]) {
+  return run(node[0]!, [...node.slice(1), cli, ...args], { env, maxBuffer: 1 << 26 });
+}
+
+/** `racing ...args` under `/usr/bin/time -v`: its last output line (JSON figures), wall seconds and peak RSS. */
+async function timedRacing<F>(
+  env: NodeJS.ProcessEnv,
+  args: string[],
+): Promise<{ figures: F; wallSeconds: number; peakRssMb: number | null }> {
+  const t0 = performance.now();
+  const { stdout, stderr } = await run('/usr/bin/time', ['-v', ...node, cli, ...args], { env, maxBuffer: 1 << 26 });
+  const wallSeconds = (performance.now() - t0) / 1000;
+  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
+  return {
+    figures: JSON.parse(stdout.trim().split('\n').at(-1)!) as F,
+    wallSeconds,
     peakRssMb: rss ? Math.round(Number(rss[1]) / 1024) : null,
   };
 }
