@@ -131,8 +131,10 @@ export function serviceConfigFromEnv(env: Env): ServiceConfig {
     registryHost: env['REGISTRY_HOST']?.trim() || '127.0.0.1',
     registryPort: int(env, 'REGISTRY_PORT', 8081),
     checkpointIntervalMs,
-    // six live intervals unless set: 30 s by default (a crash while catching up replays at most that much)
-    catchUpCheckpointMs: int(env, 'RACING_CATCHUP_CHECKPOINT_MS', Math.min(3_600_000, 6 * checkpointIntervalMs)),
+    // the live interval unless set: a catch-up batch takes longer than 5 s, so it checkpoints (and evicts
+    // what went cold) after every batch; longer intervals held more state for no time saved
+    // (docs/performance.md, "A checkpoint after every catch-up batch")
+    catchUpCheckpointMs: int(env, 'RACING_CATCHUP_CHECKPOINT_MS', checkpointIntervalMs),
     checkpointSliceBytes: int(env, 'RACING_CHECKPOINT_SLICE_BYTES', CHECKPOINT_SLICE_BYTES),
     dailySnapshotsFrom: env['RACING_DAILY_SNAPSHOTS_FROM']?.trim() || null,
     live: live(env, env['RACING_MODE']?.trim() || 'embedded'),

@@ -71,7 +71,7 @@ environment: RACING_DATA_DIR (./data), HOST (127.0.0.1), PORT (3000), RACING_PAR
              RACING_DEMO_YEARS (3), RACING_DEMO_SCALE (0.6), RATE_LIMIT_PER_MINUTE (600), LOG_LEVEL (info),
              RACING_MODE (embedded | kafka), KAFKA_BROKERS, SCHEMA_REGISTRY_URL, RACING_TOPIC_PREFIX,
              RACING_INSTANCE_ID, RACING_REPLICATION_FACTOR, RACING_CHECKPOINT_MS (5000),
-             RACING_CATCHUP_CHECKPOINT_MS (6 x RACING_CHECKPOINT_MS: while catching up),
+             RACING_CATCHUP_CHECKPOINT_MS (RACING_CHECKPOINT_MS: while catching up),
              RACING_CHECKPOINT_SLICE_BYTES (33554432: a larger checkpoint is written in slices),
              RACING_LIVE (1 in embedded mode, 0 in Kafka mode: the demo's live feed while serving)`;
 
