@@ -26,38 +26,69 @@ export class EngineResidency {
   ) {}
 
   /**
-   * One store round trip for what applying these events will use: races, horses and entity heads. The
-   * keys come from each race's last card version in the batch (the one `applyEvents` links, unless a
-   * later version was published after the off); whatever else a link or a row needs is loaded on demand.
+   * A few store round trips for what applying these events will use, each a multi-get: the races, and
+   * the horses and entity heads their cards name; then those of the races whose result comes without a
+   * card in the batch (their card came earlier: the race, just read, names them); then, for every race
+   * with a result, the months of its entities from its off on (what linking its runs writes into).
+   * The keys come from each race's last card version in the batch or, without one, its latest stored
+   * version (the one `applyEvents` links, unless a later version was published after the off): what
+   * this misses is loaded on demand when the race is linked.
    */
   async prefetch(events: readonly InputEvent[]): Promise<void> {
+    const s = this.state;
     const races: string[] = [];
     const horses: string[] = [];
     const indexes: [IndexKind, string][] = [];
-    const carded = new Set<string>();
+    /** the card each race is keyed by: its last version in the batch */
+    const carded = new Map<string, RaceCard>();
+    const resulted: string[] = [];
     for (let i = events.length - 1; i >= 0; i--) {
       const e = events[i]!;
-      if (e.kind === 'result') races.push(e.value.raceId);
+      if (e.kind === 'result') {
+        races.push(e.value.raceId);
+        resulted.push(e.value.raceId);
+      }
       if (e.kind !== 'card') continue;
       const c: RaceCard = e.value;
       if (carded.has(c.raceId)) continue;
-      carded.add(c.raceId);
+      carded.set(c.raceId, c);
       races.push(c.raceId);
+      keysOfCard(c, horses, indexes);
+    }
+    await s.prefetch({ races, horses, indexes });
+    if (resulted.length === 0) return;
+    const ran: RaceCard[] = [];
+    const later: string[] = [];
+    const laterIndexes: [IndexKind, string][] = [];
+    for (const id of resulted) {
+      let c = carded.get(id);
+      if (!c) {
+        const cards = s.peekRace(id)?.cards;
+        c = cards?.[cards.length - 1];
+        if (!c) continue;
+        carded.set(id, c);
+        keysOfCard(c, later, laterIndexes);
+      }
+      ran.push(c);
+    }
+    if (later.length > 0 || laterIndexes.length > 0)
+      await s.prefetch({ races: [], horses: later, indexes: laterIndexes });
+    const months: [ChunkedIndex, number][] = [];
+    for (const c of ran) {
       const race = raceFactsOf(c, c.offTime);
-      const runners = c.runners.map(runnerFactsOf);
-      for (const r of runners) horses.push(r.horseId);
       for (const k of ENTITY_KINDS) {
         if (k.per === 'race') {
-          indexes.push([k.kind, k.key(race)]);
+          monthsFrom(s.peekIndex(k.kind, k.key(race)), c.offTime, months);
           continue;
         }
-        for (const r of runners) {
-          const key = keyOf(k, r, race);
-          if (key !== null) indexes.push([k.kind, key]);
+        for (const r of c.runners) {
+          if (r.nonRunner) continue;
+          const key = keyOf(k, runnerFactsOf(r), race);
+          if (key !== null) monthsFrom(s.peekIndex(k.kind, key), c.offTime, months);
         }
       }
     }
-    await this.state.prefetch({ races, horses, indexes });
+    if (months.length > 0) await s.loadChunks(months);
   }
 
   /**
@@ -188,4 +219,27 @@ interface LastWalk {
   dim: number;
   t: number;
   asked: number;
+}
+
+/** Adds the horses and entity keys a card names to the lists (as linking its race will ask for them). */
+function keysOfCard(c: RaceCard, horses: string[], indexes: [IndexKind, string][]): void {
+  const race = raceFactsOf(c, c.offTime);
+  const runners = c.runners.map(runnerFactsOf);
+  for (const r of runners) horses.push(r.horseId);
+  for (const k of ENTITY_KINDS) {
+    if (k.per === 'race') {
+      indexes.push([k.kind, k.key(race)]);
+      continue;
+    }
+    for (const r of runners) {
+      const key = keyOf(k, r, race);
+      if (key !== null) indexes.push([k.kind, key]);
+    }
+  }
+}
+
+/** Adds the months of a resident index that linking a run off at `off` needs and are not in memory. */
+function monthsFrom(i: ChunkedIndex | undefined, off: number, out: [ChunkedIndex, number][]): void {
+  if (!i) return;
+  for (const pos of i.missingFrom(off)) out.push([i, i.startAt(pos)]);
 }
