@@ -39,8 +39,8 @@ export class EngineResidency {
     const races: string[] = [];
     const horses: string[] = [];
     const indexes: [IndexKind, string][] = [];
-    /** the card each race is keyed by: its last version in the batch */
-    const carded = new Map<string, RaceCard>();
+    /** each race's off and the keys its runs link into, from its last card version in the batch */
+    const carded = new Map<string, CardKeys>();
     const resulted: string[] = [];
     for (let i = events.length - 1; i >= 0; i--) {
       const e = events[i]!;
@@ -51,41 +51,32 @@ export class EngineResidency {
       if (e.kind !== 'card') continue;
       const c: RaceCard = e.value;
       if (carded.has(c.raceId)) continue;
-      carded.set(c.raceId, c);
       races.push(c.raceId);
-      keysOfCard(c, horses, indexes);
+      carded.set(c.raceId, keysOfCard(c, horses, indexes));
     }
     await s.prefetch({ races, horses, indexes });
     if (resulted.length === 0) return;
-    const ran: RaceCard[] = [];
+    const ran: CardKeys[] = [];
     const later: string[] = [];
     const laterIndexes: [IndexKind, string][] = [];
     for (const id of resulted) {
-      let c = carded.get(id);
-      if (!c) {
+      let k = carded.get(id);
+      if (!k) {
         const cards = s.peekRace(id)?.cards;
-        c = cards?.[cards.length - 1];
+        const c = cards?.[cards.length - 1];
         if (!c) continue;
-        carded.set(id, c);
-        keysOfCard(c, later, laterIndexes);
+        k = keysOfCard(c, later, laterIndexes);
+        carded.set(id, k);
       }
-      ran.push(c);
+      ran.push(k);
     }
     if (later.length > 0 || laterIndexes.length > 0)
       await s.prefetch({ races: [], horses: later, indexes: laterIndexes });
     const months: [ChunkedIndex, number][] = [];
-    for (const c of ran) {
-      const race = raceFactsOf(c, c.offTime);
-      for (const k of ENTITY_KINDS) {
-        if (k.per === 'race') {
-          monthsFrom(s.peekIndex(k.kind, k.key(race)), c.offTime, months);
-          continue;
-        }
-        for (const r of c.runners) {
-          if (r.nonRunner) continue;
-          const key = keyOf(k, runnerFactsOf(r), race);
-          if (key !== null) monthsFrom(s.peekIndex(k.kind, key), c.offTime, months);
-        }
+    for (const { off, linked } of ran) {
+      for (const [kind, key] of linked) {
+        const i = s.peekIndex(kind, key);
+        if (i) for (const pos of i.missingFrom(off)) months.push([i, i.startAt(pos)]);
       }
     }
     if (months.length > 0) await s.loadChunks(months);
@@ -221,25 +212,34 @@ interface LastWalk {
   asked: number;
 }
 
-/** Adds the horses and entity keys a card names to the lists (as linking its race will ask for them). */
-function keysOfCard(c: RaceCard, horses: string[], indexes: [IndexKind, string][]): void {
+/** A card's off and the entity keys its race's runs link into (the race's and its declared runners'). */
+interface CardKeys {
+  off: number;
+  linked: [IndexKind, string][];
+}
+
+/**
+ * Adds the horses and entity keys a card names to the lists (as linking its race will ask for them),
+ * and returns the keys its runs link into.
+ */
+function keysOfCard(c: RaceCard, horses: string[], indexes: [IndexKind, string][]): CardKeys {
   const race = raceFactsOf(c, c.offTime);
   const runners = c.runners.map(runnerFactsOf);
+  const linked: [IndexKind, string][] = [];
   for (const r of runners) horses.push(r.horseId);
   for (const k of ENTITY_KINDS) {
     if (k.per === 'race') {
-      indexes.push([k.kind, k.key(race)]);
+      const key: [IndexKind, string] = [k.kind, k.key(race)];
+      indexes.push(key);
+      linked.push(key);
       continue;
     }
-    for (const r of runners) {
-      const key = keyOf(k, r, race);
-      if (key !== null) indexes.push([k.kind, key]);
+    for (let j = 0; j < runners.length; j++) {
+      const key = keyOf(k, runners[j]!, race);
+      if (key === null) continue;
+      indexes.push([k.kind, key]);
+      if (!c.runners[j]!.nonRunner) linked.push([k.kind, key]);
     }
   }
-}
-
-/** Adds the months of a resident index that linking a run off at `off` needs and are not in memory. */
-function monthsFrom(i: ChunkedIndex | undefined, off: number, out: [ChunkedIndex, number][]): void {
-  if (!i) return;
-  for (const pos of i.missingFrom(off)) out.push([i, i.startAt(pos)]);
+  return { off: c.offTime, linked };
 }

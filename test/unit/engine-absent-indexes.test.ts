@@ -1,25 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EngineState } from '../../streams/processors/engine-state.js';
-import type { StorePort } from '../../state/store-port.js';
-import { memoryStore } from '../support/memory-store.js';
-
-/** A memory store counting the keys read, one by one (get) and in multi-gets (getMany). */
-function countingStore(): { store: StorePort; reads: string[] } {
-  const inner = memoryStore();
-  const reads: string[] = [];
-  const store: StorePort = {
-    ...inner,
-    async get(key) {
-      reads.push(key);
-      return inner.get(key);
-    },
-    async getMany(keys) {
-      reads.push(...keys);
-      return inner.getMany(keys);
-    },
-  };
-  return { store, reads };
-}
+import { countingStore } from '../support/counting-store.js';
 
 /**
  * Entities without a history yet (a dam's first runner, a trainer's first runner with a jockey) are

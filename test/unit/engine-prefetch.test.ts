@@ -3,26 +3,7 @@ import type { InputEvent } from '../../domain/events.js';
 import { generateFeed } from '../../domain/generator/index.js';
 import { AnalyticsEngine } from '../../streams/processors/analytics-engine.js';
 import { EngineState } from '../../streams/processors/engine-state.js';
-import type { StorePort } from '../../state/store-port.js';
-import { memoryStore } from '../support/memory-store.js';
-
-/** A memory store counting its one-key reads (get) and its multi-gets (getMany) apart. */
-function countingStore(): { store: StorePort; gets: string[]; multiGets: number } {
-  const inner = memoryStore();
-  const counts = { store: undefined as unknown as StorePort, gets: [] as string[], multiGets: 0 };
-  counts.store = {
-    ...inner,
-    async get(key) {
-      counts.gets.push(key);
-      return inner.get(key);
-    },
-    async getMany(keys) {
-      counts.multiGets++;
-      return inner.getMany(keys);
-    },
-  };
-  return counts;
-}
+import { countingStore } from '../support/counting-store.js';
 
 /**
  * One more day on a state opened from its store (a `racing process` after the history): the day's
