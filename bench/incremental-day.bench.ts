@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
+import { commandFigures } from './command-figures.js';
 
 const run = promisify(execFile);
 const { values } = parseArgs({
@@ -52,18 +53,13 @@ for (const historyDays of histories) {
       values.scale!,
     ];
     await racing(['generate', ...range, '--until', iso(day - 1)]);
-    const history = JSON.parse((await racing(['process'])).stdout.trim().split('\n').at(-1)!) as {
-      rows: number;
-      races: number;
-    };
+    const history = commandFigures<{ rows: number; races: number }>('process', (await racing(['process'])).stdout);
     await racing(['generate', ...range, '--since', iso(day - 1), '--until', iso(day + 86_400_000 - 1)]);
     const t0 = performance.now();
-    const extra = JSON.parse((await racing(['process'])).stdout.trim().split('\n').at(-1)!) as {
-      records: number;
-      rows: number;
-      seconds: number;
-      loadSeconds: number;
-    };
+    const extra = commandFigures<{ records: number; rows: number; seconds: number; loadSeconds: number }>(
+      'process',
+      (await racing(['process'])).stdout,
+    );
     const wall = (performance.now() - t0) / 1000;
     console.log(
       JSON.stringify({

@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
+import { commandFigures } from './command-figures.js';
 
 const run = promisify(execFile);
 const { values } = parseArgs({
@@ -138,7 +139,7 @@ async function timedRacing<F>(
   const wallSeconds = (performance.now() - t0) / 1000;
   const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
   return {
-    figures: JSON.parse(stdout.trim().split('\n').at(-1)!) as F,
+    figures: commandFigures<F>(args.join(' '), stdout, stderr),
     wallSeconds,
     peakRssMb: rss ? Math.round(Number(rss[1]) / 1024) : null,
   };
