@@ -627,3 +627,26 @@ export function windowFrom(lengthMs: number, t: number): number {
 export function keyOf(k: EntityKind, r: RunnerFacts, race: RaceFacts): string | null {
   return k.per === 'race' ? k.key(race) : k.key(r, race);
 }
+
+/**
+ * Every entity key of a race and its runners, in table order (kind by kind, runners in order): `visit`
+ * gets the kind, its position in ENTITY_KINDS, the key and the runner's position (-1 for a per-race
+ * kind's one key). Runners whose card names no key of a kind are skipped for it.
+ */
+export function eachEntityKey(
+  race: RaceFacts,
+  runners: readonly RunnerFacts[],
+  visit: (k: EntityKind, ki: number, key: string, j: number) => void,
+): void {
+  for (let ki = 0; ki < ENTITY_KINDS.length; ki++) {
+    const k = ENTITY_KINDS[ki]!;
+    if (k.per === 'race') {
+      visit(k, ki, k.key(race), -1);
+      continue;
+    }
+    for (let j = 0; j < runners.length; j++) {
+      const key = k.key(runners[j]!, race);
+      if (key !== null) visit(k, ki, key, j);
+    }
+  }
+}

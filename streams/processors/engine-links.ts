@@ -11,7 +11,7 @@ import { canonicalHeadgear, goingGroupCode } from '../../domain/codes.js';
 import {
   ENTITY_KINDS,
   type EntityKind,
-  keyOf,
+  eachEntityKey,
   type RaceFacts,
   type RunnerFacts,
 } from '../../domain/features/entity-table.js';
@@ -205,23 +205,12 @@ export function linkPlan(l: RaceLinks): LinkPlan {
   let plan = planCache.get(l);
   if (plan) return plan;
   const keys: LinkKey[] = [];
-  const grid: Int32Array[] = [];
-  for (const k of ENTITY_KINDS) {
-    const g = new Int32Array(l.runners.length).fill(-1);
-    grid.push(g);
-    if (k.per === 'race') {
-      g.fill(keys.length);
-      keys.push([k, k.key(l), null]);
-      continue;
-    }
-    for (let j = 0; j < l.runners.length; j++) {
-      const r = l.runners[j]!;
-      const key = keyOf(k, r, l);
-      if (key === null) continue;
-      g[j] = keys.length;
-      keys.push([k, key, r]);
-    }
-  }
+  const grid = ENTITY_KINDS.map(() => new Int32Array(l.runners.length).fill(-1));
+  eachEntityKey(l, l.runners, (k, ki, key, j) => {
+    if (j < 0) grid[ki]!.fill(keys.length);
+    else grid[ki]![j] = keys.length;
+    keys.push([k, key, j < 0 ? null : l.runners[j]!]);
+  });
   plan = { keys, grid, idx: new Array<ChunkedIndex | undefined>(keys.length), epoch: -1 };
   planCache.set(l, plan);
   return plan;

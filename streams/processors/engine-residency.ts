@@ -6,13 +6,7 @@
  * through the entity table.
  */
 import type { RaceCard } from '../../domain/avro-types.generated.js';
-import {
-  ENTITY_KINDS,
-  type EntityKind,
-  keyOf,
-  LAST_WIN_HORIZON,
-  windowFrom,
-} from '../../domain/features/entity-table.js';
+import { eachEntityKey, type EntityKind, LAST_WIN_HORIZON, windowFrom } from '../../domain/features/entity-table.js';
 import type { InputEvent } from '../../domain/events.js';
 import type { SnapshotCalendar } from '../../domain/features/snapshot-calendar.js';
 import { type LinkPlan, linkPlan, raceFactsOf, resolvedIndexes, runnerFactsOf } from './engine-links.js';
@@ -227,19 +221,10 @@ function keysOfCard(c: RaceCard, horses: string[], indexes: [IndexKind, string][
   const runners = c.runners.map(runnerFactsOf);
   const linked: [IndexKind, string][] = [];
   for (const r of runners) horses.push(r.horseId);
-  for (const k of ENTITY_KINDS) {
-    if (k.per === 'race') {
-      const key: [IndexKind, string] = [k.kind, k.key(race)];
-      indexes.push(key);
-      linked.push(key);
-      continue;
-    }
-    for (let j = 0; j < runners.length; j++) {
-      const key = keyOf(k, runners[j]!, race);
-      if (key === null) continue;
-      indexes.push([k.kind, key]);
-      if (!c.runners[j]!.nonRunner) linked.push([k.kind, key]);
-    }
-  }
+  eachEntityKey(race, runners, (k, _ki, key, j) => {
+    const pair: [IndexKind, string] = [k.kind, key];
+    indexes.push(pair);
+    if (j < 0 || !c.runners[j]!.nonRunner) linked.push(pair);
+  });
   return { off: c.offTime, linked };
 }
