@@ -38,10 +38,41 @@ export function utcDaysBetween(a: number, b: number): number {
   return Math.round((startOfUtcDay(b) - startOfUtcDay(a)) / MS_PER_DAY);
 }
 
-/** First instant of the UTC calendar month containing `ms`. */
+/**
+ * The day number (days since 1970-01-01) of a day, its year and its day in that year, where years run
+ * from March 1 (so the leap day is a year's last): the civil-from-days algorithm on integers (H. Hinnant,
+ * "chrono-Compatible Low-Level Date Algorithms"). The month and year starts below are computed from it
+ * without a Date object: the entity indexes ask for them at every change and many queries.
+ */
+function marchYear(days: number): { y: number; doy: number } {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1_460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  MARCH.y = era * 400 + yoe;
+  MARCH.doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  return MARCH;
+}
+const MARCH = { y: 0, doy: 0 };
+
+/** First instant of the UTC calendar month containing `ms` (a finite instant). */
 export function startOfUtcMonth(ms: number): number {
-  const d = new Date(ms);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  const days = Math.floor(ms / MS_PER_DAY);
+  const { doy } = marchYear(days);
+  const mp = Math.floor((5 * doy + 2) / 153); // months since March
+  return (days - (doy - Math.floor((153 * mp + 2) / 5))) * MS_PER_DAY;
+}
+
+/** First instant of the UTC calendar year containing `ms` (a finite instant). */
+export function startOfUtcYear(ms: number): number {
+  const { y, doy } = marchYear(Math.floor(ms / MS_PER_DAY));
+  // January and February (days 306.. of a March-based year) belong to the next calendar year
+  const year = doy >= 306 ? y + 1 : y;
+  // January 1 is day 306 of the March-based year before it
+  const p = year - 1;
+  const era = Math.floor(p / 400);
+  const yoe = p - era * 400;
+  return (era * 146_097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + 306 - 719_468) * MS_PER_DAY;
 }
 
 /** Adds whole days to a `YYYY-MM-DD` date. */

@@ -30,6 +30,7 @@
  * `expand`) reads the rolled years' blocks back and puts their months in its place.
  */
 import { resetCounts, windowCounts } from '../../domain/features/window-source.js';
+import { MS_PER_DAY, startOfUtcMonth, startOfUtcYear } from '../../domain/time.js';
 import { EventIndex, type WindowCounts } from './event-index.js';
 
 /** Room for this many events in a new month's chunk: most keys (owners, dams, the composite keys) have one or two a month; busy ones grow by doubling. */
@@ -847,23 +848,20 @@ function growZeroed(a: number[], length: number): void {
 
 /** First instant of the UTC month holding `ms` (±Infinity map to themselves). */
 export function monthStart(ms: number): number {
-  if (!Number.isFinite(ms)) return ms;
-  const d = new Date(ms);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  return Number.isFinite(ms) ? startOfUtcMonth(ms) : ms;
 }
 
 /** First instant of the UTC year holding `ms` (±Infinity map to themselves). */
 export function yearStart(ms: number): number {
-  if (!Number.isFinite(ms)) return ms;
-  return Date.UTC(new Date(ms).getUTCFullYear(), 0, 1);
+  return Number.isFinite(ms) ? startOfUtcYear(ms) : ms;
 }
 
-function nextYear(start: number): number {
-  return Date.UTC(new Date(start).getUTCFullYear() + 1, 0, 1);
+/** First instant of the year after the one holding `ms` (366 days after its first instant is in it). */
+function nextYear(ms: number): number {
+  return Number.isFinite(ms) ? startOfUtcYear(startOfUtcYear(ms) + 366 * MS_PER_DAY) : ms;
 }
 
-export function nextMonth(start: number): number {
-  if (!Number.isFinite(start)) return start;
-  const d = new Date(start);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+/** First instant of the month after the one holding `ms` (32 days after its first instant is in it). */
+export function nextMonth(ms: number): number {
+  return Number.isFinite(ms) ? startOfUtcMonth(startOfUtcMonth(ms) + 32 * MS_PER_DAY) : ms;
 }
