@@ -39,10 +39,11 @@ export function utcDaysBetween(a: number, b: number): number {
 }
 
 /**
- * The day number (days since 1970-01-01) of a day, its year and its day in that year, where years run
- * from March 1 (so the leap day is a year's last): the civil-from-days algorithm on integers (H. Hinnant,
+ * For a day number (days since 1970-01-01): its year and its day in that year, where years run from
+ * March 1 (so the leap day is a year's last); the civil-from-days algorithm on integers (H. Hinnant,
  * "chrono-Compatible Low-Level Date Algorithms"). The month and year starts below are computed from it
- * without a Date object: the entity indexes ask for them at every change and many queries.
+ * without a Date object: the entity indexes ask for them at every change and many queries. The answer is
+ * one shared object, read at once by its callers.
  */
 function marchYear(days: number): { y: number; doy: number } {
   const z = days + 719_468;
@@ -73,6 +74,16 @@ export function startOfUtcYear(ms: number): number {
   const era = Math.floor(p / 400);
   const yoe = p - era * 400;
   return (era * 146_097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + 306 - 719_468) * MS_PER_DAY;
+}
+
+/** First instant of the UTC calendar month after the one containing `ms` (32 days after its start is in it). */
+export function startOfNextUtcMonth(ms: number): number {
+  return startOfUtcMonth(startOfUtcMonth(ms) + 32 * MS_PER_DAY);
+}
+
+/** First instant of the UTC calendar year after the one containing `ms` (366 days after its start is in it). */
+export function startOfNextUtcYear(ms: number): number {
+  return startOfUtcYear(startOfUtcYear(ms) + 366 * MS_PER_DAY);
 }
 
 /** Adds whole days to a `YYYY-MM-DD` date. */

@@ -8,7 +8,7 @@
  * it is the row of the latest period in which some race of the key became visible, because nothing
  * became visible between that period's end and the start of the race's period.
  */
-import { MS_PER_DAY, startOfUtcDay, startOfUtcMonth } from '../time.js';
+import { MS_PER_DAY, startOfNextUtcMonth, startOfUtcDay, startOfUtcMonth } from '../time.js';
 
 export interface SnapshotCalendar {
   /** first instant of daily periods (a UTC month start); +Infinity = monthly only */
@@ -35,9 +35,7 @@ export function periodStart(cal: SnapshotCalendar, t: number): number {
 
 /** End of the period starting at `start` (the start of the next one). */
 export function periodEnd(cal: SnapshotCalendar, start: number): number {
-  if (start >= cal.dailyFrom) return start + MS_PER_DAY;
-  const d = new Date(start);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  return start >= cal.dailyFrom ? start + MS_PER_DAY : startOfNextUtcMonth(start);
 }
 
 /** The instant the snapshot in force for a race off at `off` is taken at: the start of the off's period. */

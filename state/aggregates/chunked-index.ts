@@ -30,7 +30,7 @@
  * `expand`) reads the rolled years' blocks back and puts their months in its place.
  */
 import { resetCounts, windowCounts } from '../../domain/features/window-source.js';
-import { MS_PER_DAY, startOfUtcMonth, startOfUtcYear } from '../../domain/time.js';
+import { startOfNextUtcMonth, startOfNextUtcYear, startOfUtcMonth, startOfUtcYear } from '../../domain/time.js';
 import { EventIndex, type WindowCounts } from './event-index.js';
 
 /** Room for this many events in a new month's chunk: most keys (owners, dams, the composite keys) have one or two a month; busy ones grow by doubling. */
@@ -856,12 +856,12 @@ export function yearStart(ms: number): number {
   return Number.isFinite(ms) ? startOfUtcYear(ms) : ms;
 }
 
-/** First instant of the year after the one holding `ms` (366 days after its first instant is in it). */
+/** First instant of the year after the one holding `ms` (±Infinity map to themselves). */
 function nextYear(ms: number): number {
-  return Number.isFinite(ms) ? startOfUtcYear(startOfUtcYear(ms) + 366 * MS_PER_DAY) : ms;
+  return Number.isFinite(ms) ? startOfNextUtcYear(ms) : ms;
 }
 
-/** First instant of the month after the one holding `ms` (32 days after its first instant is in it). */
+/** First instant of the month after the one holding `ms` (±Infinity map to themselves). */
 export function nextMonth(ms: number): number {
-  return Number.isFinite(ms) ? startOfUtcMonth(startOfUtcMonth(ms) + 32 * MS_PER_DAY) : ms;
+  return Number.isFinite(ms) ? startOfNextUtcMonth(ms) : ms;
 }
