@@ -39,51 +39,66 @@ export function utcDaysBetween(a: number, b: number): number {
 }
 
 /**
- * For a day number (days since 1970-01-01): its year and its day in that year, where years run from
- * March 1 (so the leap day is a year's last); the civil-from-days algorithm on integers (H. Hinnant,
- * "chrono-Compatible Low-Level Date Algorithms"). The month and year starts below are computed from it
- * without a Date object: the entity indexes ask for them at every change and many queries. The answer is
- * one shared object, read at once by its callers.
+ * The UTC calendar month holding a day number (days since 1970-01-01): its month number (months since
+ * January of year 0: year * 12 + month, January = 0) and the day number of its first day. Civil-from-days
+ * on integers, with years run from March 1 so that the leap day is a year's last (H. Hinnant,
+ * "chrono-Compatible Low-Level Date Algorithms"); with `firstDayOfMonth`, its inverse, the month and year
+ * starts below take no Date object (the entity indexes ask for them at every change and many queries).
+ * The answer is one shared object, read at once by its callers.
  */
-function marchYear(days: number): { y: number; doy: number } {
+function monthOfDay(days: number): { month: number; firstDay: number } {
   const z = days + 719_468;
   const era = Math.floor(z / 146_097);
   const doe = z - era * 146_097;
   const yoe = Math.floor((doe - Math.floor(doe / 1_460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
-  MARCH.y = era * 400 + yoe;
-  MARCH.doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  return MARCH;
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153); // months since March
+  // January and February (mp 10, 11) belong to the calendar year after the March-based one
+  MONTH.month = (era * 400 + yoe + (mp >= 10 ? 1 : 0)) * 12 + (mp < 10 ? mp + 2 : mp - 10);
+  MONTH.firstDay = days - doy + Math.floor((153 * mp + 2) / 5);
+  return MONTH;
 }
-const MARCH = { y: 0, doy: 0 };
+const MONTH = { month: 0, firstDay: 0 };
+
+/** The day number of the first day of a month number (`monthOfDay`'s): days-from-civil on integers. */
+function firstDayOfMonth(month: number): number {
+  const m = month - 12 * Math.floor(month / 12); // 0 = January
+  const mp = m >= 2 ? m - 2 : m + 10; // months since March
+  const y = (month - m) / 12 - (m < 2 ? 1 : 0); // the March-based year
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * mp + 2) / 5);
+  return era * 146_097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy - 719_468;
+}
+
+/** The month number (`monthOfDay`'s) of the UTC calendar month containing `ms`. */
+function monthOf(ms: number): number {
+  return monthOfDay(Math.floor(ms / MS_PER_DAY)).month;
+}
+
+/** The month number of January of the year holding month number `month`. */
+function januaryOf(month: number): number {
+  return 12 * Math.floor(month / 12);
+}
 
 /** First instant of the UTC calendar month containing `ms` (a finite instant). */
 export function startOfUtcMonth(ms: number): number {
-  const days = Math.floor(ms / MS_PER_DAY);
-  const { doy } = marchYear(days);
-  const mp = Math.floor((5 * doy + 2) / 153); // months since March
-  return (days - (doy - Math.floor((153 * mp + 2) / 5))) * MS_PER_DAY;
+  return monthOfDay(Math.floor(ms / MS_PER_DAY)).firstDay * MS_PER_DAY;
 }
 
 /** First instant of the UTC calendar year containing `ms` (a finite instant). */
 export function startOfUtcYear(ms: number): number {
-  const { y, doy } = marchYear(Math.floor(ms / MS_PER_DAY));
-  // January and February (days 306.. of a March-based year) belong to the next calendar year
-  const year = doy >= 306 ? y + 1 : y;
-  // January 1 is day 306 of the March-based year before it
-  const p = year - 1;
-  const era = Math.floor(p / 400);
-  const yoe = p - era * 400;
-  return (era * 146_097 + yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + 306 - 719_468) * MS_PER_DAY;
+  return firstDayOfMonth(januaryOf(monthOf(ms))) * MS_PER_DAY;
 }
 
-/** First instant of the UTC calendar month after the one containing `ms` (32 days after its start is in it). */
+/** First instant of the UTC calendar month after the one containing `ms` (a finite instant). */
 export function startOfNextUtcMonth(ms: number): number {
-  return startOfUtcMonth(startOfUtcMonth(ms) + 32 * MS_PER_DAY);
+  return firstDayOfMonth(monthOf(ms) + 1) * MS_PER_DAY;
 }
 
-/** First instant of the UTC calendar year after the one containing `ms` (366 days after its start is in it). */
+/** First instant of the UTC calendar year after the one containing `ms` (a finite instant). */
 export function startOfNextUtcYear(ms: number): number {
-  return startOfUtcYear(startOfUtcYear(ms) + 366 * MS_PER_DAY);
+  return firstDayOfMonth(januaryOf(monthOf(ms)) + 12) * MS_PER_DAY;
 }
 
 /** Adds whole days to a `YYYY-MM-DD` date. */
