@@ -23,7 +23,8 @@ import { round1, round4, roundHalfAway } from '../rounding.js';
 import { MS_PER_DAY, utcDaysBetween } from '../time.js';
 import { inForceAt, type SnapshotCalendar } from './snapshot-calendar.js';
 import { courseRaceVector as courseRaceVectorOf, courseSnapshotFields } from './snapshot-fields.js';
-import { windowCounts, type WindowSource } from './window-source.js';
+import { writeTag } from './tags.js';
+import { type WindowCounts, windowCounts, type WindowSource } from './window-source.js';
 
 /** What keys and vectors read of a race: from the card used for the race's own fields. */
 export interface RaceFacts {
@@ -72,6 +73,8 @@ export interface RowContext {
   race: RaceFacts;
   /** the course-snapshot periods (monthly, daily once live) */
   cal: SnapshotCalendar;
+  /** this runner's card facts (the second key of a tagged composite: its jockey) */
+  runner: RunnerFacts;
   /** this runner's draw third (0 low, 1 middle, 2 high), -1 without a draw */
   drawThird: number;
   draw: number;
@@ -100,6 +103,11 @@ interface EntityKindBase {
    * pending races and dependents on the parent only.
    */
   readonly within?: EntityKind;
+  /**
+   * Its events carry a second key's tag in dimensions 0 and 1 and its features filter on today's
+   * (`WindowSource.windowTagged`): every month of its windows is read in detail, not only the first.
+   */
+  readonly tagged?: boolean;
   readonly features: EntityFeatures;
 }
 
@@ -421,70 +429,95 @@ export const OWNER: RunnerEntityKind = {
   },
 };
 
-const TRAINER_JOCKEY_W = windowCounts(PERF_WIDTH);
-
-export const TRAINER_JOCKEY: RunnerEntityKind = {
-  kind: 'tj',
-  within: TRAINER,
-  per: 'runner',
-  width: PERF_WIDTH,
-  windowsMs: [DAYS_365],
-  key: (r) => composite(r.trainerId, r.jockeyId),
-  vector: (r, race) => perfVector(r, race, false),
-  features(src, { off }, row) {
-    if (!src) return 0;
-    const y = src.window(off - DAYS_365, off, TRAINER_JOCKEY_W);
-    row.trainerJockeyRuns365Day = y.n;
-    row.trainerJockeyWinRate365Day = rate(y.sums[PERF.win]!, y.n);
-    row.trainerJockeyAe365Day = ae(y.sums[PERF.spWins]!, y.sums[PERF.invSp]!);
-    return y.latestVisible;
-  },
-};
-
-/** A composite key counted as runs and wins over a window: `<prefix>Runs|Rides...` and win rate. */
-function winWindowKind(
+/**
+ * A composite key (parent, second key) of catalogue.md whose second key is an open set (a course, a
+ * jockey), answered from one index per parent key: each event carries the second key's tag in dimensions
+ * 0 and 1 (tags.ts), then the kind's vector, and the features count the events with today's tag. The
+ * counts are exactly the pair's: every run of the pair is an event of the parent's index with the pair's
+ * tag, and no other event has it. One index per jockey or trainer rather than one per pair: a row's
+ * three composites read three indexes that most of the race's other rows read too.
+ *
+ * The latest visibleAt such a kind reports is the latest among the events it counted; the row's
+ * computedAtUtc never depends on it, as every one of them is also an event of the parent's own kind
+ * (jockey, trainer), whose latest visibleAt is over its whole history.
+ */
+function taggedKind(
   kind: string,
-  within: EntityKind,
-  key: (r: RunnerFacts, race: RaceFacts) => string | null,
+  parent: RunnerEntityKind,
+  tag: (r: RunnerFacts, race: RaceFacts) => string,
   lookbackMs: number,
-  write: (row: AnalyticsRow, runs: number, winRate: number) => void,
+  vector: (r: RunnerFacts, race: RaceFacts) => number[],
+  width: number,
+  write: (row: AnalyticsRow, w: WindowCounts) => void,
 ): RunnerEntityKind {
-  const scratch = windowCounts(WIN_ONLY);
+  const scratch = windowCounts(width);
+  const today = [0, 0];
   return {
     kind,
-    within,
+    within: parent,
+    tagged: true,
     per: 'runner',
-    width: WIN_ONLY,
+    width: 2 + width,
     windowsMs: [lookbackMs],
-    key,
-    vector: winVector,
-    features(src, { off }, row) {
+    key: parent.key,
+    vector: (r, race) => {
+      const v = [0, 0];
+      writeTag(tag(r, race), v, 0);
+      for (const x of vector(r, race)) v.push(x);
+      return v;
+    },
+    features(src, { off, race, runner }, row) {
       if (!src) return 0;
-      const w = src.window(
-        lookbackMs === Number.POSITIVE_INFINITY ? Number.NEGATIVE_INFINITY : off - lookbackMs,
-        off,
-        scratch,
-      );
-      write(row, w.n, rate(w.sums[0]!, w.n));
+      if (!src.windowTagged) throw new Error(`the ${kind} source answers no tagged window`);
+      writeTag(tag(runner, race), today, 0);
+      const w = src.windowTagged(off - lookbackMs, off, today[0]!, today[1]!, scratch);
+      write(row, w);
       return w.latestVisible;
     },
   };
 }
 
+export const TRAINER_JOCKEY = taggedKind(
+  'tj',
+  TRAINER,
+  (r) => r.jockeyId,
+  DAYS_365,
+  (r, race) => perfVector(r, race, false),
+  PERF_WIDTH,
+  (row, y) => {
+    row.trainerJockeyRuns365Day = y.n;
+    row.trainerJockeyWinRate365Day = rate(y.sums[PERF.win]!, y.n);
+    row.trainerJockeyAe365Day = ae(y.sums[PERF.spWins]!, y.sums[PERF.invSp]!);
+  },
+);
+
+/** A composite key counted as runs and wins over a window: `<prefix>Runs|Rides...` and win rate. */
+function taggedWinKind(
+  kind: string,
+  parent: RunnerEntityKind,
+  tag: (r: RunnerFacts, race: RaceFacts) => string,
+  lookbackMs: number,
+  write: (row: AnalyticsRow, runs: number, winRate: number) => void,
+): RunnerEntityKind {
+  return taggedKind(kind, parent, tag, lookbackMs, winVector, WIN_ONLY, (row, w) =>
+    write(row, w.n, rate(w.sums[0]!, w.n)),
+  );
+}
+
 const ALL = Number.POSITIVE_INFINITY;
 const bucketOf = (race: RaceFacts): string => distanceBucket(race.distanceYards);
 
-export const JOCKEY_COURSE = winWindowKind(
+export const JOCKEY_COURSE = taggedWinKind(
   'jc',
   JOCKEY,
-  (r, x) => composite(r.jockeyId, x.courseId),
+  (_r, x) => x.courseId,
   DAYS_5Y,
   runsAndRate('jockeyCourseRides5Year', 'jockeyCourseWinRate5Year'),
 );
-export const TRAINER_COURSE = winWindowKind(
+export const TRAINER_COURSE = taggedWinKind(
   'tc',
   TRAINER,
-  (r, x) => composite(r.trainerId, x.courseId),
+  (_r, x) => x.courseId,
   DAYS_5Y,
   runsAndRate('trainerCourseRunners5Year', 'trainerCourseWinRate5Year'),
 );

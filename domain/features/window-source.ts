@@ -43,6 +43,10 @@ export const EMPTY_HISTORY: WindowSource = {
     return resetCounts(out, out.sums.length);
   },
   lastOffWith: () => undefined,
+  windowTagged: (_from, _t, _a, _b, out) => {
+    if (!out) return { n: 0, sums: ZEROS as number[], latestVisible: 0 };
+    return resetCounts(out, out.sums.length);
+  },
 };
 
 /** Anything answering window queries: an EventIndex or a ChunkedIndex. */
@@ -58,4 +62,10 @@ export interface WindowSource {
    * there); undefined when there is none.
    */
   lastOffWith?(dim: number, t: number, horizon: number): number | undefined;
+  /**
+   * The counts over [fromOff, t) visible at t of the events tagged (a, b) in dimensions 0 and 1 (a
+   * composite key answered from its parent's index: tags.ts); `out.sums` gets dimensions 2.. and
+   * latestVisible is the latest visibleAt among the events counted.
+   */
+  windowTagged?(fromOff: number, t: number, a: number, b: number, out?: WindowCounts): WindowCounts;
 }

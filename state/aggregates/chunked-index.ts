@@ -31,7 +31,7 @@
  */
 import { resetCounts, windowCounts } from '../../domain/features/window-source.js';
 import { startOfNextUtcMonth, startOfNextUtcYear, startOfUtcMonth, startOfUtcYear } from '../../domain/time.js';
-import { EventIndex, type WindowCounts } from './event-index.js';
+import { EventIndex, type TagList, type WindowCounts } from './event-index.js';
 
 /** Room for this many events in a new month's chunk: most keys (owners, dams, the composite keys) have one or two a month; busy ones grow by doubling. */
 const NEW_CHUNK_CAPACITY = 4;
@@ -262,6 +262,7 @@ export class ChunkedIndex {
     m[DIRTY] = 0;
     for (let d = 0; d < w; d++) m[SUMS + d] = sums[d]!;
     this.chunks.splice(0, k, null);
+    this.tagLists = null;
     this.len = len;
     this.absent -= k - 1;
     this.residentFrom -= k - 1;
@@ -303,6 +304,7 @@ export class ChunkedIndex {
     for (let x = S; x < this.len * S; x++) m[k * S + x - S] = old[x]!;
     this.m = m;
     this.chunks.splice(0, 1, ...new Array<EventIndex | null>(k).fill(null));
+    this.tagLists = null;
     this.len += k - 1;
     this.absent += k - 1;
     this.residentFrom += k - 1;
@@ -371,6 +373,20 @@ export class ChunkedIndex {
     return out;
   }
 
+  /**
+   * Positions of the chunks `windowTagged(from, t, ...)` needs that are not in memory: every month with
+   * events in [from, t) (a tagged query reads them all in detail; position 0 when the window starts
+   * among rolled-up years, which loading expands).
+   */
+  missingAll(from: number, t: number): number[] {
+    const out: number[] = [];
+    if (this.absent === 0) return out;
+    const end = this.firstStartAtOrAfter(t);
+    for (let i = from === Number.NEGATIVE_INFINITY ? 0 : this.firstEndAfter(from); i < end; i++)
+      if (!this.chunks[i]) out.push(i);
+    return out;
+  }
+
   /** Positions of chunks holding events off after `off` (or the chunk of `off` itself) that are not in memory. */
   missingFrom(off: number): number[] {
     const out: number[] = [];
@@ -413,6 +429,7 @@ export class ChunkedIndex {
       this.chunks[i] = c;
     }
     this.absent--;
+    this.tagLists = null;
   }
 
   /** Makes `window(from, t)` answerable; undefined when nothing had to be loaded. */
@@ -447,6 +464,7 @@ export class ChunkedIndex {
       }
     }
     this.absent += dropped;
+    if (dropped > 0) this.tagLists = null;
     while (this.residentFrom < this.len && !chunks[this.residentFrom]) this.residentFrom++;
     return dropped;
   }
@@ -525,6 +543,69 @@ export class ChunkedIndex {
    */
   window(from: number, t: number, out?: WindowCounts): WindowCounts {
     return this.scan(from, t, null, out)!;
+  }
+
+  /**
+   * Counts and sums over the events with off in [from, t), visible at t (visibleAt < t), whose
+   * dimensions 0 and 1 hold the tag (a, b) of a second key (tags.ts): the composite key (parent, second
+   * key) answered from the parent's index. `out.sums` gets dimensions 2.. (sums[d - 2]), summed event
+   * by event in (off, key) order, so the answer depends only on the set of events; latestVisible is the
+   * latest visibleAt among the events counted (0 when none). Every month with events in the window is
+   * read in detail (no summary is per tag) and must be resident: `missingAll`.
+   */
+  windowTagged(from: number, t: number, a: number, b: number, out?: WindowCounts): WindowCounts {
+    const pw = this.width - 2;
+    const res = out ? resetCounts(out, pw) : windowCounts(pw);
+    const end = this.firstStartAtOrAfter(t);
+    const m = this.m;
+    const S = this.stride;
+    const touched = this.touched;
+    for (let i = from === Number.NEGATIVE_INFINITY ? 0 : this.firstEndAfter(from); i < end; i++) {
+      const o = i * S;
+      if (m[o + N] === 0) continue;
+      if (!this.chunks[i]) throw new MissingChunkError(m[o + START]!);
+      m[o + USED] = touched;
+    }
+    // Every month of the window is resident, so the tag's list (over every resident month) holds every
+    // event of the window with the tag, in (off, key) order: the order the months' own scan would sum in.
+    let l: TagList | null | undefined = (this.tagLists ??= this.buildTagLists()).get(a);
+    while (l && l.b !== b) l = l.next;
+    if (!l) return res;
+    const R = 2 + pw;
+    const rec = l.rec;
+    const count = rec.length / R;
+    let lo = 0;
+    let hi = count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (rec[mid * R]! < from) lo = mid + 1;
+      else hi = mid;
+    }
+    const sums = res.sums;
+    let latest = 0;
+    for (let i = lo; i < count; i++) {
+      const o = i * R;
+      if (rec[o]! >= t) break;
+      const vis = rec[o + 1]!;
+      if (vis >= t) continue;
+      res.n++;
+      for (let d = 0; d < pw; d++) sums[d]! += rec[o + 2 + d]!;
+      if (vis > latest) latest = vis;
+    }
+    res.latestVisible = latest;
+    return res;
+  }
+
+  /**
+   * windowTagged's lists, one per tag, over every resident month; built at the first tagged query after
+   * a change to the events or to which months are resident, which drops them (`tagLists = null`).
+   */
+  private tagLists: Map<number, TagList> | null = null;
+
+  private buildTagLists(): Map<number, TagList> {
+    const lists = new Map<number, TagList>();
+    for (let i = this.residentFrom; i < this.len; i++) this.chunks[i]?.collectTagged(lists);
+    return lists;
   }
 
   /**
@@ -688,6 +769,7 @@ export class ChunkedIndex {
   }
 
   private summarise(i: number): void {
+    this.tagLists = null; // an event changed
     const o = i * this.stride;
     const c = this.chunks[i]!;
     const m = this.m;

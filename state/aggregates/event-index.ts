@@ -75,6 +75,15 @@ function zeros(len: number): number[] {
   return a;
 }
 
+/** The events of one tag (ChunkedIndex.windowTagged): [off, visibleAt, dimensions 2..] each, in (off, key) order. */
+export interface TagList {
+  /** the tag's second double */
+  readonly b: number;
+  readonly rec: number[];
+  /** another tag with the same first double */
+  readonly next: TagList | null;
+}
+
 export class EventIndex {
   readonly width: number;
   /** doubles per record: off, visibleAt, then the vector */
@@ -247,6 +256,64 @@ export class EventIndex {
       acc.n += n;
     }
     return latest ? this.latestVisibleAt(t, hi) : 0;
+  }
+
+  /**
+   * The counts over [fromOff, t) visible at t of the events whose dimensions 0 and 1 (a tag: tags.ts)
+   * are (a, b); `out.sums` gets dimensions 2.. (sums[d - 2]), and latestVisible is the latest visibleAt
+   * among the events counted (0 when none). See ChunkedIndex.windowTagged.
+   */
+  windowTagged(fromOff: number, t: number, a: number, b: number, out?: WindowCounts): WindowCounts {
+    const res = out ? resetCounts(out, this.width - 2) : windowCounts(this.width - 2);
+    res.latestVisible = this.addTagged(fromOff, t, a, b, res);
+    return res;
+  }
+
+  /**
+   * Adds the counts and sums of `windowTagged(fromOff, t, a, b)` to `acc`, summing each dimension event
+   * by event in (off, key) order; returns the latest visibleAt among them (0 when none).
+   */
+  addTagged(fromOff: number, t: number, a: number, b: number, acc: { n: number; sums: number[] }): number {
+    const S = this.stride;
+    const r = this.rec;
+    const hi = this.lowerBound(t);
+    const lo = this.lowerBound(fromOff);
+    const sums = acc.sums;
+    let latest = 0;
+    for (let i = lo; i < hi; i++) {
+      const o = i * S;
+      if (r[o + 2] !== a || r[o + 3] !== b) continue;
+      const vis = r[o + 1]!;
+      if (vis >= t) continue;
+      acc.n++;
+      for (let d = 2; d < this.width; d++) sums[d - 2]! += r[o + 2 + d]!;
+      if (vis > latest) latest = vis;
+    }
+    return latest;
+  }
+
+  /**
+   * Appends each event to the list of its tag (dimensions 0 and 1) in `lists`, keyed by the tag's first
+   * double (lists whose first doubles are equal are chained on `next`): [off, visibleAt, dimensions
+   * 2..] per event, in this index's (off, key) order. ChunkedIndex.windowTagged's per-tag lists.
+   */
+  collectTagged(lists: Map<number, TagList>): void {
+    const S = this.stride;
+    const r = this.rec;
+    for (let i = 0; i < this.n; i++) {
+      const o = i * S;
+      const a = r[o + 2]!;
+      const b = r[o + 3]!;
+      let l: TagList | null | undefined = lists.get(a);
+      while (l && l.b !== b) l = l.next;
+      if (!l) {
+        l = { b, rec: [], next: lists.get(a) ?? null };
+        lists.set(a, l);
+      }
+      const rec = l.rec;
+      rec.push(r[o]!, r[o + 1]!);
+      for (let d = 4; d < S; d++) rec.push(r[o + d]!);
+    }
   }
 
   /** Writes the sums over every event into `sums` from position `at` and returns the count. */

@@ -126,8 +126,10 @@ export class EngineResidency {
       walks = [];
       for (const l of all) {
         this.eachQuery(l, (i, k, t) => {
-          for (const len of k.windowsMs)
-            for (const pos of i.missing(windowFrom(len, t), t)) months.push([i, i.startAt(pos)]);
+          for (const len of k.windowsMs) {
+            const from = windowFrom(len, t);
+            for (const pos of k.tagged ? i.missingAll(from, t) : i.missing(from, t)) months.push([i, i.startAt(pos)]);
+          }
           if (k.lastDim !== undefined) walks.push({ i, dim: k.lastDim, t, asked: Number.NaN });
         });
       }

@@ -155,7 +155,7 @@ export function computeRows(
     Object.assign(row, raceCtx, cardOf.get(r.horseId));
 
     const drawThirdCode = row.drawThirdCode;
-    const ctx: RowContext = { off, race: links, cal, draw: r.draw, drawThird: drawThirdCode - 1 };
+    const ctx: RowContext = { off, race: links, cal, runner: f, draw: r.draw, drawThird: drawThirdCode - 1 };
     let latestVisible = hf.latestVisible;
     for (let ki = 0; ki < ENTITY_KINDS.length; ki++) {
       const k = ENTITY_KINDS[ki]!;

@@ -88,10 +88,11 @@ function widthOf(kind: IndexKind): number {
 
 /**
  * Bump when the store layout changes: a processor finding another version starts its state afresh. Index
- * heads, year blocks and chunks hold raw doubles in the host's byte order, which the format names (7:
- * little-endian; 7 added the heads' roll-up of old years).
+ * heads, year blocks and chunks hold raw doubles in the host's byte order, which the format names (8:
+ * little-endian; 7 added the heads' roll-up of old years; 8 keyed the jockey+course, trainer+course and
+ * trainer+jockey indexes by their parent, with the second key's tag in each event).
  */
-export const STATE_FORMAT = endianness() === 'LE' ? '7' : '7-be';
+export const STATE_FORMAT = endianness() === 'LE' ? '8' : '8-be';
 
 /** An index as read from the store: its head and the summary block of each of its years. */
 interface StoredIndex {

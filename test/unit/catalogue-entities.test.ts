@@ -89,7 +89,11 @@ function features(k: EntityKind, runs: Run[], today: Partial<RunnerFacts> = {}, 
   const r = runner(today);
   const t = race(x);
   const row = blank();
-  k.features(source(k, runs, r, t), { off: OFF, race: t, cal: MONTHLY_ONLY, draw: r.draw, drawThird: -1 }, row);
+  k.features(
+    source(k, runs, r, t),
+    { off: OFF, race: t, cal: MONTHLY_ONLY, runner: r, draw: r.draw, drawThird: -1 },
+    row,
+  );
   return row;
 }
 
@@ -140,7 +144,11 @@ describe('J. jockey', () => {
 
   it('no history: counts 0, rates 0, 730 days', () => {
     const row = blank();
-    JOCKEY.features(undefined, { off: OFF, race: race(), cal: MONTHLY_ONLY, draw: 0, drawThird: -1 }, row);
+    JOCKEY.features(
+      undefined,
+      { off: OFF, race: race(), cal: MONTHLY_ONLY, runner: runner(), draw: 0, drawThird: -1 },
+      row,
+    );
     expect(row.jockeyDaysSinceLastWinner).toBe(730);
     const only = features(JOCKEY, [{ daysBefore: 10, r: pos(4, 7) }]);
     expect(only.jockeyDaysSinceLastWinner).toBe(730); // never won
@@ -242,7 +250,11 @@ describe('L. partnerships and owner', () => {
     expect(row.ownerAe365Day).toBe(1.6667);
     expect(keyOf(OWNER, runner({ ownerId: '' }), race())).toBeNull();
     const unknown = blank();
-    OWNER.features(undefined, { off: OFF, race: race(), cal: MONTHLY_ONLY, draw: 0, drawThird: -1 }, unknown);
+    OWNER.features(
+      undefined,
+      { off: OFF, race: race(), cal: MONTHLY_ONLY, runner: runner(), draw: 0, drawThird: -1 },
+      unknown,
+    );
     expect(unknown.ownerRunners365Day).toBeUndefined(); // left at the row's default (0)
   });
 });
@@ -327,7 +339,11 @@ describe('I. course snapshot in force', () => {
     add('late', 0.2, raceRunners(9, 5, 1)); // 1 June: not in the snapshot in force today
     expect(key).toBe('crs_a|flat|mile|turf');
     const row = blank();
-    COURSE_SNAPSHOT.features(idx, { off: OFF, race: race(), cal: MONTHLY_ONLY, draw: 3, drawThird: 0 }, row);
+    COURSE_SNAPSHOT.features(
+      idx,
+      { off: OFF, race: race(), cal: MONTHLY_ONLY, runner: runner(), draw: 3, drawThird: 0 },
+      row,
+    );
     expect(row.snapshotRaces).toBe(4);
     expect(row.snapshotMeanFieldSize).toBe(7.75); // 31 / 4
     expect(row.snapshotFavouriteWinRate).toBe(0.5); // r1, r4
@@ -341,7 +357,11 @@ describe('I. course snapshot in force', () => {
     expect(row.drawThirdWinRate).toBe(0.6667); // this runner is in the low third
     expect(row.snapshotPeriod).toBe('2024-04'); // r1 (off 22 April) is the latest race it covers
     const undrawn = blank();
-    COURSE_SNAPSHOT.features(idx, { off: OFF, race: race(), cal: MONTHLY_ONLY, draw: 0, drawThird: -1 }, undrawn);
+    COURSE_SNAPSHOT.features(
+      idx,
+      { off: OFF, race: race(), cal: MONTHLY_ONLY, runner: runner(), draw: 0, drawThird: -1 },
+      undrawn,
+    );
     expect(undrawn.drawThirdWinRate).toBe(0);
     expect(undrawn.drawBiasStrength).toBe(0);
     expect(undrawn.drawBias).toBe(0.3333); // a property of the snapshot, drawn or not

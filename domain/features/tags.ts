@@ -1,0 +1,76 @@
+/**
+ * A second key carried inside an event's vector as two doubles (its tag), so that one index per parent
+ * key (a jockey, a trainer) can answer the composite keys of catalogue.md (jockey+course, trainer+course,
+ * trainer+jockey) by filtering its events on the tag, instead of one index per pair.
+ *
+ * Exact for every identifier this service mints (ids.ts: a three-letter kind, `_`, then 16 characters
+ * of lower-case Crockford base32): the kind and the first 7 characters go in the first double (15 + 35
+ * bits), the last 9 in the second (45 bits), each character as its 5-bit base32 value, so two such
+ * identifiers share a tag exactly when they are equal. Any other string (identifiers of another length
+ * or alphabet, which validation allows) gets a 64-bit hash in the first double's range above 2^50 (so
+ * never the tag of a minted identifier) and the second: two such strings share a tag with probability
+ * 2^-64 (docs/features.md, "Readings of catalogue.md").
+ */
+
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+/** base32 value + 1 of each char code below 128, 0 when the character is not in the alphabet */
+const DIGIT = new Int8Array(128);
+for (let i = 0; i < ALPHABET.length; i++) DIGIT[ALPHABET.charCodeAt(i)] = i + 1;
+
+const TWO_35 = 2 ** 35;
+const TWO_50 = 2 ** 50;
+
+/** The tag of `id`: writes its two doubles into `out` at `at` and `at + 1`. */
+export function writeTag(id: string, out: number[], at: number): void {
+  if (!packMinted(id, out, at)) hashInto(id, out, at);
+}
+
+/** The two doubles of `id`'s tag, as a new pair. */
+export function tagOf(id: string): [number, number] {
+  const out = [0, 0];
+  writeTag(id, out, 0);
+  return out as [number, number];
+}
+
+/** Packs a minted identifier (`abc_` + 16 base32 characters); false for anything else. */
+function packMinted(id: string, out: number[], at: number): boolean {
+  if (id.length !== 20 || id.charCodeAt(3) !== 95 /* _ */) return false;
+  let kind = 0;
+  for (let i = 0; i < 3; i++) {
+    const c = id.charCodeAt(i) - 97; // a..z
+    if (c < 0 || c > 25) return false;
+    kind = kind * 26 + c;
+  }
+  let a = 0;
+  for (let i = 4; i < 11; i++) {
+    const c = id.charCodeAt(i);
+    const d = c < 128 ? DIGIT[c]! : 0;
+    if (d === 0) return false;
+    a = a * 32 + (d - 1);
+  }
+  let b = 0;
+  for (let i = 11; i < 20; i++) {
+    const c = id.charCodeAt(i);
+    const d = c < 128 ? DIGIT[c]! : 0;
+    if (d === 0) return false;
+    b = b * 32 + (d - 1);
+  }
+  out[at] = kind * TWO_35 + a; // < 17,576 * 2^35 < 2^50
+  out[at + 1] = b;
+  return true;
+}
+
+/** Two independent 32-bit lanes over the UTF-16 code units (the mixing of MurmurHash3's finaliser). */
+function hashInto(id: string, out: number[], at: number): void {
+  let h1 = 0xdeadbeef ^ id.length;
+  let h2 = 0x41c6ce57 ^ id.length;
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  out[at] = TWO_50 + (h1 >>> 0);
+  out[at + 1] = h2 >>> 0;
+}
