@@ -7,10 +7,12 @@
  * of lower-case Crockford base32): the kind and the first 7 characters go in the first double (15 + 35
  * bits), the last 9 in the second (45 bits), each character as its 5-bit base32 value, so two such
  * identifiers share a tag exactly when they are equal. Any other string (identifiers of another length
- * or alphabet, which validation allows) gets a 64-bit hash in the first double's range above 2^50 (so
- * never the tag of a minted identifier) and the second: two such strings share a tag with probability
- * 2^-64 (docs/features.md, "Readings of catalogue.md").
+ * or alphabet, which validation allows) gets 96 bits of its SHA-256, 48 in the first double's range
+ * above 2^50 (so never the tag of a minted identifier) and 48 in the second: two such strings share a
+ * tag with probability 2^-96 (docs/features.md, "Readings of catalogue.md").
  */
+
+import { createHash } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 /** base32 value + 1 of each char code below 128, 0 when the character is not in the alphabet */
@@ -60,17 +62,19 @@ function packMinted(id: string, out: number[], at: number): boolean {
   return true;
 }
 
-/** Two independent 32-bit lanes over the UTF-16 code units (the mixing of MurmurHash3's finaliser). */
+/** The tags of strings that are not minted identifiers (rare: any input this service produces is minted). */
+const hashed = new Map<string, [number, number]>();
+const HASHED_LIMIT = 100_000;
+
+/** 96 bits of the string's SHA-256: 48 above 2^50 in the first double, 48 in the second. */
 function hashInto(id: string, out: number[], at: number): void {
-  let h1 = 0xdeadbeef ^ id.length;
-  let h2 = 0x41c6ce57 ^ id.length;
-  for (let i = 0; i < id.length; i++) {
-    const c = id.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
+  let tag = hashed.get(id);
+  if (!tag) {
+    const d = createHash('sha256').update(id, 'utf8').digest();
+    tag = [TWO_50 + d.readUIntBE(0, 6), d.readUIntBE(6, 6)];
+    if (hashed.size >= HASHED_LIMIT) hashed.clear();
+    hashed.set(id, tag);
   }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  out[at] = TWO_50 + (h1 >>> 0);
-  out[at + 1] = h2 >>> 0;
+  out[at] = tag[0];
+  out[at + 1] = tag[1];
 }

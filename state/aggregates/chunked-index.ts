@@ -382,8 +382,10 @@ export class ChunkedIndex {
     const out: number[] = [];
     if (this.absent === 0) return out;
     const end = this.firstStartAtOrAfter(t);
+    const m = this.m;
+    const S = this.stride;
     for (let i = from === Number.NEGATIVE_INFINITY ? 0 : this.firstEndAfter(from); i < end; i++)
-      if (!this.chunks[i]) out.push(i);
+      if (!this.chunks[i] && m[i * S + N]! > 0) out.push(i);
     return out;
   }
 
@@ -464,7 +466,7 @@ export class ChunkedIndex {
       }
     }
     this.absent += dropped;
-    if (dropped > 0) this.tagLists = null;
+    this.tagLists = null; // (rebuilt by the next tagged query: an idle index does not keep a copy of its events)
     while (this.residentFrom < this.len && !chunks[this.residentFrom]) this.residentFrom++;
     return dropped;
   }
