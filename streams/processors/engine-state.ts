@@ -137,18 +137,6 @@ export function rollEndAt(now: number, rollYears: number): number {
   return Date.UTC(new Date(now).getUTCFullYear() - rollYears, 0, 1);
 }
 
-/** An index wanting at least this many months in one `loadChunks` reads them in one range scan. */
-const RANGE_READ_MONTHS = 6;
-/** Range scans open at once in one `loadChunks`. */
-const SCANS_AT_ONCE = 32;
-
-/** The months `loadChunks` reads for one index, with the index's kind and key (taken before any await). */
-interface WantedChunks {
-  kind: IndexKind;
-  id: string;
-  starts: Set<number>;
-}
-
 export interface EvictionCounts {
   races: number;
   horses: number;
@@ -423,8 +411,10 @@ export class EngineState {
    * positions change: the caller asks again); returns how many were.
    */
   async loadChunks(want: Iterable<readonly [ChunkedIndex, number]>): Promise<number> {
+    const keys: string[] = [];
+    const targets: (readonly [ChunkedIndex, number])[] = [];
+    const seen = new Set<string>();
     const expand = new Set<ChunkedIndex>();
-    const byIndex = new Map<ChunkedIndex, WantedChunks>();
     for (const w of want) {
       const ids = this.indexIds.get(w[0]);
       if (!ids) continue;
@@ -432,67 +422,22 @@ export class EngineState {
         expand.add(w[0]);
         continue;
       }
-      let wanted = byIndex.get(w[0]);
-      if (!wanted) byIndex.set(w[0], (wanted = { kind: ids[0], id: ids[1], starts: new Set() }));
-      wanted.starts.add(w[1]);
+      const key = chunkKey(ids[0], ids[1], w[1]);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      keys.push(key);
+      targets.push(w);
     }
     const store = this.store;
-    // An index wanting many months (a tagged kind's five years, after a restart or an eviction) reads
-    // them in one range scan: its months' keys are adjacent. What the scan did not find (keys whose
-    // digits sort apart, months the store has none of) goes to the multi-get after it. At most
-    // SCANS_AT_ONCE scans (each an iterator on its own snapshot) are open at a time.
-    const scanned: [ChunkedIndex, WantedChunks][] = [];
-    const few = new Map<ChunkedIndex, WantedChunks>();
-    for (const [idx, w] of byIndex) {
-      if (store && w.starts.size >= RANGE_READ_MONTHS) scanned.push([idx, w]);
-      else few.set(idx, w);
-    }
-    const scans = async (): Promise<void> => {
-      for (let i = 0; i < scanned.length; i += SCANS_AT_ONCE) {
-        await Promise.all(scanned.slice(i, i + SCANS_AT_ONCE).map(([idx, w]) => this.scanChunks(store!, idx, w)));
-      }
-    };
-    await Promise.all([scans(), this.getChunks(few), ...[...expand].map((i) => i.expand())]);
-    await this.getChunks(new Map(scanned));
-    return expand.size;
-  }
-
-  /** Reads these months of these indexes in one multi-get and installs them (absent ones as empty). */
-  private async getChunks(wanted: ReadonlyMap<ChunkedIndex, WantedChunks>): Promise<void> {
-    const keys: string[] = [];
-    const targets: (readonly [ChunkedIndex, number])[] = [];
-    for (const [idx, { kind, id, starts }] of wanted) {
-      for (const start of starts) {
-        keys.push(chunkKey(kind, id, start));
-        targets.push([idx, start]);
-      }
-    }
-    if (keys.length === 0) return;
-    const values = this.store ? await this.store.getMany(keys) : [];
+    const [values] = await Promise.all([
+      keys.length > 0 && store ? store.getMany(keys) : [],
+      Promise.all([...expand].map((i) => i.expand())),
+    ]);
     for (let i = 0; i < targets.length; i++) {
       const b = values[i];
       targets[i]![0].install(targets[i]![1], b ? decodeChunk(b) : undefined);
     }
-  }
-
-  /** Reads the wanted months of one index in one range scan and installs them; removes them from `starts`. */
-  private async scanChunks(store: StorePort, idx: ChunkedIndex, { kind, id, starts }: WantedChunks): Promise<void> {
-    let lo = Number.POSITIVE_INFINITY;
-    let hi = Number.NEGATIVE_INFINITY;
-    for (const s of starts) {
-      if (s < lo) lo = s;
-      if (s > hi) hi = s;
-    }
-    const prefix = chunkKey(kind, id, 0).slice(0, -1);
-    // every key between two keys with this prefix has it too
-    for await (const [key, value] of store.entries({
-      gte: chunkKey(kind, id, lo),
-      lt: `${chunkKey(kind, id, hi)}\0`,
-    })) {
-      const start = Number(key.slice(prefix.length));
-      if (!starts.delete(start)) continue;
-      idx.install(start, decodeChunk(value));
-    }
+    return expand.size;
   }
 
   // ---- courses ----
