@@ -43,23 +43,24 @@ function packMinted(id: string, out: number[], at: number): boolean {
     if (c < 0 || c > 25) return false;
     kind = kind * 26 + c;
   }
-  let a = 0;
-  for (let i = 4; i < 11; i++) {
-    const c = id.charCodeAt(i);
-    const d = c < 128 ? DIGIT[c]! : 0;
-    if (d === 0) return false;
-    a = a * 32 + (d - 1);
-  }
-  let b = 0;
-  for (let i = 11; i < 20; i++) {
-    const c = id.charCodeAt(i);
-    const d = c < 128 ? DIGIT[c]! : 0;
-    if (d === 0) return false;
-    b = b * 32 + (d - 1);
-  }
+  const a = base32(id, 4, 11);
+  const b = base32(id, 11, 20);
+  if (a < 0 || b < 0) return false;
   out[at] = kind * TWO_35 + a; // < 17,576 * 2^35 < 2^50
   out[at + 1] = b;
   return true;
+}
+
+/** The base-32 value of id's characters [from, to) (at most 10 of them), -1 when one is not in the alphabet. */
+function base32(id: string, from: number, to: number): number {
+  let v = 0;
+  for (let i = from; i < to; i++) {
+    const c = id.charCodeAt(i);
+    const d = c < 128 ? DIGIT[c]! : 0;
+    if (d === 0) return -1;
+    v = v * 32 + (d - 1);
+  }
+  return v;
 }
 
 /** The tags of strings that are not minted identifiers (rare: any input this service produces is minted). */
