@@ -31,7 +31,7 @@
  */
 import { resetCounts, windowCounts } from '../../domain/features/window-source.js';
 import { startOfNextUtcMonth, startOfNextUtcYear, startOfUtcMonth, startOfUtcYear } from '../../domain/time.js';
-import { EventIndex, type TagList, type WindowCounts } from './event-index.js';
+import { EventIndex, type TagList, tagList, type WindowCounts } from './event-index.js';
 
 /** Room for this many events in a new month's chunk: most keys (owners, dams, the composite keys) have one or two a month; busy ones grow by doubling. */
 const NEW_CHUNK_CAPACITY = 4;
@@ -381,11 +381,10 @@ export class ChunkedIndex {
   missingAll(from: number, t: number): number[] {
     const out: number[] = [];
     if (this.absent === 0) return out;
-    const end = this.firstStartAtOrAfter(t);
+    const [first, end] = this.monthsOf(from, t);
     const m = this.m;
     const S = this.stride;
-    for (let i = from === Number.NEGATIVE_INFINITY ? 0 : this.firstEndAfter(from); i < end; i++)
-      if (!this.chunks[i] && m[i * S + N]! > 0) out.push(i);
+    for (let i = first; i < end; i++) if (!this.chunks[i] && m[i * S + N]! > 0) out.push(i);
     return out;
   }
 
@@ -558,11 +557,11 @@ export class ChunkedIndex {
   windowTagged(from: number, t: number, a: number, b: number, out?: WindowCounts): WindowCounts {
     const pw = this.width - 2;
     const res = out ? resetCounts(out, pw) : windowCounts(pw);
-    const end = this.firstStartAtOrAfter(t);
+    const [first, end] = this.monthsOf(from, t);
     const m = this.m;
     const S = this.stride;
     const touched = this.touched;
-    for (let i = from === Number.NEGATIVE_INFINITY ? 0 : this.firstEndAfter(from); i < end; i++) {
+    for (let i = first; i < end; i++) {
       const o = i * S;
       if (m[o + N] === 0) continue;
       if (!this.chunks[i]) throw new MissingChunkError(m[o + START]!);
@@ -570,8 +569,7 @@ export class ChunkedIndex {
     }
     // Every month of the window is resident, so the tag's list (over every resident month) holds every
     // event of the window with the tag, in (off, key) order: the order the months' own scan would sum in.
-    let l: TagList | null | undefined = (this.tagLists ??= this.buildTagLists()).get(a);
-    while (l && l.b !== b) l = l.next;
+    const l = tagList((this.tagLists ??= this.buildTagLists()), a, b);
     if (!l) return res;
     const R = 2 + pw;
     const rec = l.rec;
@@ -596,6 +594,11 @@ export class ChunkedIndex {
     }
     res.latestVisible = latest;
     return res;
+  }
+
+  /** The positions [first, end) of the months holding events off in [from, t). */
+  private monthsOf(from: number, t: number): [number, number] {
+    return [from === Number.NEGATIVE_INFINITY ? 0 : this.firstEndAfter(from), this.firstStartAtOrAfter(t)];
   }
 
   /**

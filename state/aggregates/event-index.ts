@@ -84,6 +84,13 @@ export interface TagList {
   readonly next: TagList | null;
 }
 
+/** The list of the tag (a, b) in a map of tag lists (ChunkedIndex.windowTagged), undefined when it has none. */
+export function tagList(lists: ReadonlyMap<number, TagList>, a: number, b: number): TagList | undefined {
+  let l: TagList | null | undefined = lists.get(a);
+  while (l && l.b !== b) l = l.next;
+  return l ?? undefined;
+}
+
 export class EventIndex {
   readonly width: number;
   /** doubles per record: off, visibleAt, then the vector */
@@ -265,31 +272,19 @@ export class EventIndex {
    */
   windowTagged(fromOff: number, t: number, a: number, b: number, out?: WindowCounts): WindowCounts {
     const res = out ? resetCounts(out, this.width - 2) : windowCounts(this.width - 2);
-    res.latestVisible = this.addTagged(fromOff, t, a, b, res);
-    return res;
-  }
-
-  /**
-   * Adds the counts and sums of `windowTagged(fromOff, t, a, b)` to `acc`, summing each dimension event
-   * by event in (off, key) order; returns the latest visibleAt among them (0 when none).
-   */
-  addTagged(fromOff: number, t: number, a: number, b: number, acc: { n: number; sums: number[] }): number {
     const S = this.stride;
     const r = this.rec;
-    const hi = this.lowerBound(t);
-    const lo = this.lowerBound(fromOff);
-    const sums = acc.sums;
-    let latest = 0;
-    for (let i = lo; i < hi; i++) {
+    const sums = res.sums;
+    for (let i = this.lowerBound(fromOff), hi = this.lowerBound(t); i < hi; i++) {
       const o = i * S;
       if (r[o + 2] !== a || r[o + 3] !== b) continue;
       const vis = r[o + 1]!;
       if (vis >= t) continue;
-      acc.n++;
+      res.n++;
       for (let d = 2; d < this.width; d++) sums[d - 2]! += r[o + 2 + d]!;
-      if (vis > latest) latest = vis;
+      if (vis > res.latestVisible) res.latestVisible = vis;
     }
-    return latest;
+    return res;
   }
 
   /**
@@ -304,8 +299,7 @@ export class EventIndex {
       const o = i * S;
       const a = r[o + 2]!;
       const b = r[o + 3]!;
-      let l: TagList | null | undefined = lists.get(a);
-      while (l && l.b !== b) l = l.next;
+      let l = tagList(lists, a, b);
       if (!l) {
         l = { b, rec: [], next: lists.get(a) ?? null };
         lists.set(a, l);
