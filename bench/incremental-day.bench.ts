@@ -31,7 +31,11 @@ const { values } = parseArgs({
 const sameFeed = values['same-feed']!;
 const repeats = Number(values.repeats);
 if (!Number.isInteger(repeats) || repeats < 1) throw new Error('--repeats: a whole number from 1');
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1]!;
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
 const root = join(import.meta.dirname, '..');
 const cli = [join(root, 'dist', 'cli', 'racing.js')];
 const node = [process.execPath, '--max-semi-space-size=64'];
