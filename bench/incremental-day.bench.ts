@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { commandFigures } from './command-figures.js';
+import { median } from './median.js';
 
 const run = promisify(execFile);
 const { values } = parseArgs({
@@ -31,11 +32,6 @@ const { values } = parseArgs({
 const sameFeed = values['same-feed']!;
 const repeats = Number(values.repeats);
 if (!Number.isInteger(repeats) || repeats < 1) throw new Error('--repeats: a whole number from 1');
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 const root = join(import.meta.dirname, '..');
 const cli = [join(root, 'dist', 'cli', 'racing.js')];
 const node = [process.execPath, '--max-semi-space-size=64'];
@@ -52,7 +48,6 @@ for (const historyDays of histories) {
   // MALLOC_ARENA_MAX as the `racing` command and `npm start` run the service (README, "Memory")
   const env = {
     ...process.env,
-    RACING_DATA_DIR: dir,
     LOG_LEVEL: 'warn',
     MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
   };

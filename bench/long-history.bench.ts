@@ -14,6 +14,7 @@
 import { parseArgs } from 'node:util';
 import { ChunkedIndex } from '../state/aggregates/chunked-index.js';
 import { type EventIndex } from '../state/aggregates/event-index.js';
+import { median } from './median.js';
 
 const DAY = 86_400_000;
 const WIDTH = 38;
@@ -33,11 +34,6 @@ function build(years: number): { idx: ChunkedIndex; t: number } {
   const t = end + 10 * DAY;
   idx.evictChunksBefore(t - 100 * DAY);
   return { idx, t };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 async function timeQuery(q: () => unknown, ensure: () => Promise<void> | undefined): Promise<number> {
