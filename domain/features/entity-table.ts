@@ -105,7 +105,8 @@ interface EntityKindBase {
   readonly within?: EntityKind;
   /**
    * Its events carry a second key's tag in dimensions 0 and 1 and its features filter on today's
-   * (`WindowSource.windowTagged`): every month of its windows is read in detail, not only the first.
+   * (`WindowSource.windowTagged`): its indexes keep each month's totals per tag, and a window reads its
+   * whole months from them (its edge months in detail, as an untagged window).
    */
   readonly tagged?: boolean;
   readonly features: EntityFeatures;

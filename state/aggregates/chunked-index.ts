@@ -31,7 +31,7 @@
  */
 import { resetCounts, windowCounts } from '../../domain/features/window-source.js';
 import { startOfNextUtcMonth, startOfNextUtcYear, startOfUtcMonth, startOfUtcYear } from '../../domain/time.js';
-import { EventIndex, type TagList, tagList, type WindowCounts } from './event-index.js';
+import { EventIndex, TAG_TOTAL_HEAD, type WindowCounts } from './event-index.js';
 
 /** Room for this many events in a new month's chunk: most keys (owners, dams, the composite keys) have one or two a month; busy ones grow by doubling. */
 const NEW_CHUNK_CAPACITY = 4;
@@ -69,7 +69,10 @@ export interface ChunkedIndexHead {
 
 /**
  * The summaries of one year's k months, as stored: [k, then start, n, maxVisible per month, then the
- * k x width sums], in one array of doubles (so a block checks its own length).
+ * k x width sums], in one array of doubles (so a block checks its own length). A tagged index
+ * (dimensions 0 and 1 a second key's tag) follows them with each month's totals per tag: per month
+ * the number of tags T, then T entries of `EventIndex.tagTotals` ([a, b, count, latest visibleAt, sums
+ * of dimensions 2..]).
  */
 export type YearBlock = Float64Array;
 
@@ -119,6 +122,13 @@ export class ChunkedIndex {
   /** each month's events when in memory, else null (parallel to the months) */
   private chunks: (EventIndex | null)[] = [];
   /**
+   * A tagged index's totals per tag of each month (`EventIndex.tagTotals`, parallel to the months; null
+   * for the rolled-up position 0; undefined while stale, after a change, until a query or a year block
+   * needs them: `tagsAt`), resident whether or not the month's events are: a tagged window reads its
+   * whole months from them and only the months at its edges in detail. Empty when untagged.
+   */
+  private tags: (number[] | null | undefined)[] = [];
+  /**
    * Prefix entries over the months, `2 + width` doubles each: entry i holds the count, the maximum of
    * maxVisible and the sums over months [0, i). Valid up to entry `prefixValid`.
    */
@@ -152,6 +162,8 @@ export class ChunkedIndex {
     private readonly loader?: ChunkLoader,
     capacity = 2,
     private readonly yearLoader?: YearLoader,
+    /** dimensions 0 and 1 of every event are a second key's tag (`windowTagged`): totals per tag are kept per month */
+    readonly tagged = false,
   ) {
     this.stride = SUMS + width;
     this.m = new Array<number>(Math.max(1, capacity) * this.stride).fill(0);
@@ -166,6 +178,7 @@ export class ChunkedIndex {
     blocks: readonly YearBlock[],
     loader?: ChunkLoader,
     yearLoader?: YearLoader,
+    tagged = false,
   ): ChunkedIndex {
     const want = unrolledYears(head);
     if (blocks.length !== want.length) {
@@ -175,8 +188,8 @@ export class ChunkedIndex {
     if (rolled && head.roll.length !== 3 + width) {
       throw new Error(`a roll-up of ${head.roll.length} doubles does not hold width ${width}`);
     }
-    const total = monthsIn(blocks, width);
-    const idx = new ChunkedIndex(width, loader, total + (rolled ? 1 : 0), yearLoader);
+    const total = monthsIn(blocks, width, tagged);
+    const idx = new ChunkedIndex(width, loader, total + (rolled ? 1 : 0), yearLoader, tagged);
     const m = idx.m;
     if (rolled) {
       const r = head.roll;
@@ -193,6 +206,7 @@ export class ChunkedIndex {
     writeMonths(m, idx.stride, first, blocks, width);
     idx.len = first + total;
     idx.chunks = new Array<EventIndex | null>(idx.len).fill(null);
+    if (tagged) idx.tags = rolled ? [null, ...tagsIn(blocks, width)] : tagsIn(blocks, width);
     idx.absent = idx.len;
     idx.residentFrom = idx.len;
     for (let p = 0; p < head.pendingRaces.length; p++) idx.pending.set(head.pendingRaces[p]!, head.pendingOffs[p]!);
@@ -262,7 +276,7 @@ export class ChunkedIndex {
     m[DIRTY] = 0;
     for (let d = 0; d < w; d++) m[SUMS + d] = sums[d]!;
     this.chunks.splice(0, k, null);
-    this.tagLists = null;
+    if (this.tagged) this.tags.splice(0, k, null);
     this.len = len;
     this.absent -= k - 1;
     this.residentFrom -= k - 1;
@@ -289,7 +303,7 @@ export class ChunkedIndex {
     if (this.rolledYears !== years) return; // expanded, or rolled further, while the blocks were read
     if (blocks.length !== years.length) throw new Error(`${years.length} rolled years asked, ${blocks.length} read`);
     const w = this.width;
-    const k = monthsIn(blocks, w);
+    const k = monthsIn(blocks, w, this.tagged);
     const S = this.stride;
     const old = this.m;
     const m = new Array<number>((this.len - 1 + k) * S + S).fill(0);
@@ -304,7 +318,7 @@ export class ChunkedIndex {
     for (let x = S; x < this.len * S; x++) m[k * S + x - S] = old[x]!;
     this.m = m;
     this.chunks.splice(0, 1, ...new Array<EventIndex | null>(k).fill(null));
-    this.tagLists = null;
+    if (this.tagged) this.tags.splice(0, 1, ...tagsIn(blocks, w));
     this.len += k - 1;
     this.absent += k - 1;
     this.residentFrom += k - 1;
@@ -321,8 +335,11 @@ export class ChunkedIndex {
 
   /** The number of doubles `yearBlock(year)` holds. */
   yearBlockLength(year: number): number {
-    const k = this.firstStartAtOrAfter(nextYear(year)) - this.firstStartAtOrAfter(year);
-    return 1 + k * (3 + this.width);
+    const a = this.firstStartAtOrAfter(year);
+    const k = this.firstStartAtOrAfter(nextYear(year)) - a;
+    let n = 1 + k * (3 + this.width);
+    if (this.tagged) for (let i = a; i < a + k; i++) n += 1 + this.tagsAt(i)!.length;
+    return n;
   }
 
   /** Writes `yearBlock(year)` into `out` (at least `yearBlockLength(year)` long) from position 0. */
@@ -340,6 +357,14 @@ export class ChunkedIndex {
       out[2 + 3 * i] = m[o + N]!;
       out[3 + 3 * i] = m[o + MAXV]!;
       for (let d = 0; d < w; d++) out[at + i * w + d] = m[o + SUMS + d]!;
+    }
+    if (!this.tagged) return;
+    let q = at + k * w;
+    const T = TAG_TOTAL_HEAD + w - 2;
+    for (let i = a; i < a + k; i++) {
+      const tg = this.tagsAt(i)!;
+      out[q++] = tg.length / T;
+      for (let x = 0; x < tg.length; x++) out[q++] = tg[x]!;
     }
   }
 
@@ -374,17 +399,13 @@ export class ChunkedIndex {
   }
 
   /**
-   * Positions of the chunks `windowTagged(from, t, ...)` needs that are not in memory: every month with
-   * events in [from, t) (a tagged query reads them all in detail; position 0 when the window starts
-   * among rolled-up years, which loading expands).
+   * Positions of the chunks `windowTagged(from, t, ...)` needs that are not in memory: the months of
+   * [from, t) it reads in detail (position 0 when the window starts among rolled-up years, which
+   * loading expands).
    */
-  missingAll(from: number, t: number): number[] {
+  missingTagged(from: number, t: number): number[] {
     const out: number[] = [];
-    if (this.absent === 0) return out;
-    const [first, end] = this.monthsOf(from, t);
-    const m = this.m;
-    const S = this.stride;
-    for (let i = first; i < end; i++) if (!this.chunks[i] && m[i * S + N]! > 0) out.push(i);
+    if (this.absent > 0) this.scanTagged(from, t, 0, 0, null, out);
     return out;
   }
 
@@ -430,7 +451,6 @@ export class ChunkedIndex {
       this.chunks[i] = c;
     }
     this.absent--;
-    this.tagLists = null;
   }
 
   /** Makes `window(from, t)` answerable; undefined when nothing had to be loaded. */
@@ -460,12 +480,12 @@ export class ChunkedIndex {
       const o = i * S;
       if (m[o + END]! > before) break;
       if (chunks[i] && m[o + DIRTY] === 0 && m[o + USED]! < idleBefore) {
+        if (this.tagged) this.tagsAt(i); // (the totals stay when the events go)
         chunks[i] = null;
         dropped++;
       }
     }
     this.absent += dropped;
-    this.tagLists = null; // (rebuilt by the next tagged query: an idle index does not keep a copy of its events)
     while (this.residentFrom < this.len && !chunks[this.residentFrom]) this.residentFrom++;
     return dropped;
   }
@@ -485,6 +505,7 @@ export class ChunkedIndex {
       if (i < this.residentFrom) this.residentFrom = i; // (later positions shift up: still none resident below)
       this.insertMonth(i, start);
       this.chunks.splice(i, 0, new EventIndex(this.width, NEW_CHUNK_CAPACITY));
+      if (this.tagged) this.tags.splice(i, 0, undefined);
       this.invalidate(i);
     }
     const c = this.chunks[i];
@@ -549,68 +570,68 @@ export class ChunkedIndex {
   /**
    * Counts and sums over the events with off in [from, t), visible at t (visibleAt < t), whose
    * dimensions 0 and 1 hold the tag (a, b) of a second key (tags.ts): the composite key (parent, second
-   * key) answered from the parent's index. `out.sums` gets dimensions 2.. (sums[d - 2]), summed event
-   * by event in (off, key) order, so the answer depends only on the set of events; latestVisible is the
-   * latest visibleAt among the events counted (0 when none). Every month with events in the window is
-   * read in detail (no summary is per tag) and must be resident: `missingAll`.
+   * key) answered from the parent's index. `out.sums` gets dimensions 2.. (sums[d - 2]); latestVisible is
+   * the latest visibleAt among the events counted (0 when none). A month wholly inside the window with
+   * every event visible at t is added from its totals per tag (a tagged index's `tags`), any other
+   * month of the window event by event, in month order: which months are which depends only on the
+   * window and the events, so the answer (to the bit) depends only on the set of events. The months
+   * read in detail must be resident: `missingTagged`.
    */
   windowTagged(from: number, t: number, a: number, b: number, out?: WindowCounts): WindowCounts {
-    const pw = this.width - 2;
-    const res = out ? resetCounts(out, pw) : windowCounts(pw);
-    const [first, end] = this.monthsOf(from, t);
-    const m = this.m;
-    const S = this.stride;
-    const touched = this.touched;
-    for (let i = first; i < end; i++) {
-      const o = i * S;
-      if (m[o + N] === 0) continue;
-      if (!this.chunks[i]) throw new MissingChunkError(m[o + START]!);
-      m[o + USED] = touched;
-    }
-    // Every month of the window is resident, so the tag's list (over every resident month) holds every
-    // event of the window with the tag, in (off, key) order: the order the months' own scan would sum in.
-    const l = tagList((this.tagLists ??= this.buildTagLists()), a, b);
-    if (!l) return res;
-    const R = 2 + pw;
-    const rec = l.rec;
-    const count = rec.length / R;
-    let lo = 0;
-    let hi = count;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (rec[mid * R]! < from) lo = mid + 1;
-      else hi = mid;
-    }
-    const sums = res.sums;
-    let latest = 0;
-    for (let i = lo; i < count; i++) {
-      const o = i * R;
-      if (rec[o]! >= t) break;
-      const vis = rec[o + 1]!;
-      if (vis >= t) continue;
-      res.n++;
-      for (let d = 0; d < pw; d++) sums[d]! += rec[o + 2 + d]!;
-      if (vis > latest) latest = vis;
-    }
-    res.latestVisible = latest;
+    const res = out ? resetCounts(out, this.width - 2) : windowCounts(this.width - 2);
+    res.latestVisible = this.scanTagged(from, t, a, b, res, null);
     return res;
   }
 
-  /** The positions [first, end) of the months holding events off in [from, t). */
-  private monthsOf(from: number, t: number): [number, number] {
-    return [from === Number.NEGATIVE_INFINITY ? 0 : this.firstEndAfter(from), this.firstStartAtOrAfter(t)];
-  }
-
-  /**
-   * windowTagged's lists, one per tag, over every resident month; built at the first tagged query after
-   * a change to the events or to which months are resident, which drops them (`tagLists = null`).
-   */
-  private tagLists: Map<number, TagList> | null = null;
-
-  private buildTagLists(): Map<number, TagList> {
-    const lists = new Map<number, TagList>();
-    for (let i = this.residentFrom; i < this.len; i++) this.chunks[i]?.collectTagged(lists);
-    return lists;
+  /** windowTagged's walk: adds to `acc` and returns the latest visibleAt, or (with `missing`) names the months it lacks. */
+  private scanTagged(
+    from: number,
+    t: number,
+    ta: number,
+    tb: number,
+    acc: WindowCounts | null,
+    missing: number[] | null,
+  ): number {
+    this.ensurePrefix();
+    const iT = this.firstStartAtOrAfter(t);
+    const iFrom = from === Number.NEGATIVE_INFINITY ? 0 : this.firstEndAfter(from);
+    // [wa, wb): the months wholly inside [from, t) with every event visible at t (as in scan)
+    const wa = from === Number.NEGATIVE_INFINITY ? 0 : this.firstStartAtOrAfter(from);
+    const wb = Math.min(this.prefixVisibleBefore(t, iT), this.firstEndAfter(t));
+    const T = TAG_TOTAL_HEAD + this.width - 2;
+    const pw = this.width - 2;
+    const m = this.m;
+    const S = this.stride;
+    const touched = this.touched;
+    let latest = 0;
+    for (let i = iFrom; i < iT; i++) {
+      const o = i * S;
+      if (m[o + N] === 0) continue;
+      const tg = this.tagged && i >= wa && i < wb ? this.tagsAt(i) : null;
+      if (tg) {
+        if (!acc) continue;
+        for (let q = 0; q < tg.length; q += T) {
+          if (tg[q] !== ta || tg[q + 1] !== tb) continue;
+          acc.n += tg[q + 2]!;
+          if (tg[q + 3]! > latest) latest = tg[q + 3]!;
+          const sums = acc.sums;
+          for (let d = 0; d < pw; d++) sums[d]! += tg[q + TAG_TOTAL_HEAD + d]!;
+          break;
+        }
+        continue;
+      }
+      const c = this.chunks[i];
+      if (!c) {
+        if (missing) missing.push(i);
+        else throw new MissingChunkError(m[o + START]!);
+        continue;
+      }
+      m[o + USED] = touched;
+      if (!acc) continue;
+      const lv = c.addTagged(from, t, ta, tb, acc);
+      if (lv > latest) latest = lv;
+    }
+    return latest;
   }
 
   /**
@@ -774,9 +795,9 @@ export class ChunkedIndex {
   }
 
   private summarise(i: number): void {
-    this.tagLists = null; // an event changed
     const o = i * this.stride;
     const c = this.chunks[i]!;
+    if (this.tagged) this.tags[i] = undefined; // (made again when read: a month's events change many times between reads)
     const m = this.m;
     m[o + N] = c.totalsInto(m, o + SUMS);
     m[o + MAXV] = c.maxVisible();
@@ -786,6 +807,18 @@ export class ChunkedIndex {
       this.dirtyChunks++;
     }
     this.invalidate(i);
+  }
+
+  /** A tagged index's totals per tag of month i, made from its events when stale (a stale month is resident). */
+  private tagsAt(i: number): number[] | null {
+    const tg = this.tags[i];
+    if (tg !== undefined) return tg;
+    const c = this.chunks[i];
+    if (!c)
+      throw new Error(
+        `the totals per tag of ${new Date(this.startAt(i)).toISOString().slice(0, 7)} are stale and its events absent`,
+      );
+    return (this.tags[i] = c.tagTotals());
   }
 
   /** Opens a month at position i (later months shift up), growing the arrays when full. */
@@ -893,17 +926,43 @@ export class ChunkedIndex {
   }
 }
 
-/** The months a run of year blocks holds (each block checked against its own count and the width). */
-function monthsIn(blocks: readonly YearBlock[], width: number): number {
+/** The months a run of year blocks holds (each block checked against its own counts and the width). */
+function monthsIn(blocks: readonly YearBlock[], width: number, tagged: boolean): number {
   let total = 0;
   for (const b of blocks) {
     const k = b[0]!;
-    if (!Number.isInteger(k) || k < 0 || b.length !== 1 + k * (3 + width)) {
-      throw new Error(`a year block of ${b.length} doubles does not hold ${k} months of width ${width}`);
+    let length = 1 + k * (3 + width);
+    if (Number.isInteger(k) && k >= 0 && tagged) {
+      const T = TAG_TOTAL_HEAD + width - 2;
+      for (let j = 0; j < k && !Number.isNaN(length); j++) {
+        const tags = b[length]; // (undefined past the end)
+        length = Number.isInteger(tags) && tags! >= 0 ? length + 1 + tags! * T : Number.NaN;
+      }
+    }
+    if (!Number.isInteger(k) || k < 0 || b.length !== length) {
+      throw new Error(
+        `a year block of ${b.length} doubles does not hold ${k} months of width ${width}${tagged ? ' with their tags' : ''}`,
+      );
     }
     total += k;
   }
   return total;
+}
+
+/** Each month's totals per tag in a run of a tagged index's year blocks (checked by monthsIn). */
+function tagsIn(blocks: readonly YearBlock[], width: number): number[][] {
+  const T = TAG_TOTAL_HEAD + width - 2;
+  const out: number[][] = [];
+  for (const b of blocks) {
+    const k = b[0]!;
+    let q = 1 + k * (3 + width);
+    for (let j = 0; j < k; j++) {
+      const n = b[q]! * T;
+      out.push(Array.from(b.subarray(q + 1, q + 1 + n)));
+      q += 1 + n;
+    }
+  }
+  return out;
 }
 
 /** Writes the months of year blocks into a months array (`stride` doubles each) from position `first`. */

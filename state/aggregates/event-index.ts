@@ -63,6 +63,9 @@ const MIN_SLOTS = 16;
 /** Up to this many events an index keeps neither a key table nor cumulative sums (see the layout above). */
 const SMALL = 8;
 
+/** Doubles before the sums in each tag's entry of `EventIndex.tagTotals`: the tag (a, b), its count and latest visibleAt. */
+export const TAG_TOTAL_HEAD = 4;
+
 /**
  * `len` zeros in an array of unboxed doubles. Filled with a double first, so the array takes the
  * double elements kind at once rather than starting as small integers and converting on the first
@@ -73,22 +76,6 @@ function zeros(len: number): number[] {
   a.fill(0.5);
   a.fill(0);
   return a;
-}
-
-/** The events of one tag (ChunkedIndex.windowTagged): [off, visibleAt, dimensions 2..] each, in (off, key) order. */
-export interface TagList {
-  /** the tag's second double */
-  readonly b: number;
-  readonly rec: number[];
-  /** another tag with the same first double */
-  readonly next: TagList | null;
-}
-
-/** The list of the tag (a, b) in a map of tag lists (ChunkedIndex.windowTagged), undefined when it has none. */
-export function tagList(lists: ReadonlyMap<number, TagList>, a: number, b: number): TagList | undefined {
-  let l: TagList | null | undefined = lists.get(a);
-  while (l && l.b !== b) l = l.next;
-  return l ?? undefined;
 }
 
 export class EventIndex {
@@ -272,42 +259,58 @@ export class EventIndex {
    */
   windowTagged(fromOff: number, t: number, a: number, b: number, out?: WindowCounts): WindowCounts {
     const res = out ? resetCounts(out, this.width - 2) : windowCounts(this.width - 2);
+    res.latestVisible = this.addTagged(fromOff, t, a, b, res);
+    return res;
+  }
+
+  /**
+   * Adds the counts and sums of `windowTagged(fromOff, t, a, b)` to `acc`, event by event in (off, key)
+   * order (no allocation: the chunked index adds its months' detail this way), and returns the latest
+   * visibleAt among the events counted (0 when none).
+   */
+  addTagged(fromOff: number, t: number, a: number, b: number, acc: { n: number; sums: number[] }): number {
     const S = this.stride;
     const r = this.rec;
-    const sums = res.sums;
+    const sums = acc.sums;
+    let latest = 0;
     for (let i = this.lowerBound(fromOff), hi = this.lowerBound(t); i < hi; i++) {
       const o = i * S;
       if (r[o + 2] !== a || r[o + 3] !== b) continue;
       const vis = r[o + 1]!;
       if (vis >= t) continue;
-      res.n++;
+      acc.n++;
       for (let d = 2; d < this.width; d++) sums[d - 2]! += r[o + 2 + d]!;
-      if (vis > res.latestVisible) res.latestVisible = vis;
+      if (vis > latest) latest = vis;
     }
-    return res;
+    return latest;
   }
 
   /**
-   * Appends each event to the list of its tag (dimensions 0 and 1) in `lists`, keyed by the tag's first
-   * double (lists whose first doubles are equal are chained on `next`): [off, visibleAt, dimensions
-   * 2..] per event, in this index's (off, key) order. ChunkedIndex.windowTagged's per-tag lists.
+   * The totals of each tag (dimensions 0 and 1) over every event: `TAG_TOTAL_HEAD + width - 2` doubles a
+   * tag, [a, b, count, latest visibleAt, sums of dimensions 2..], the tags in the order of their first
+   * event and each tag's sums added event by event in (off, key) order, so the totals depend only on
+   * the set of events (ChunkedIndex keeps them per month: a tagged window reads whole months from them).
    */
-  collectTagged(lists: Map<number, TagList>): void {
+  tagTotals(): number[] {
     const S = this.stride;
+    const T = TAG_TOTAL_HEAD + this.width - 2;
     const r = this.rec;
+    const out: number[] = [];
     for (let i = 0; i < this.n; i++) {
       const o = i * S;
       const a = r[o + 2]!;
       const b = r[o + 3]!;
-      let l = tagList(lists, a, b);
-      if (!l) {
-        l = { b, rec: [], next: lists.get(a) ?? null };
-        lists.set(a, l);
+      let q = 0;
+      while (q < out.length && (out[q] !== a || out[q + 1] !== b)) q += T;
+      if (q === out.length) {
+        out.push(a, b, 0, Number.NEGATIVE_INFINITY);
+        for (let d = 4; d < S; d++) out.push(0);
       }
-      const rec = l.rec;
-      rec.push(r[o]!, r[o + 1]!);
-      for (let d = 4; d < S; d++) rec.push(r[o + d]!);
+      out[q + 2]!++;
+      if (r[o + 1]! > out[q + 3]!) out[q + 3] = r[o + 1]!;
+      for (let d = 4; d < S; d++) out[q + TAG_TOTAL_HEAD + d - 4]! += r[o + d]!;
     }
+    return out;
   }
 
   /** Writes the sums over every event into `sums` from position `at` and returns the count. */

@@ -128,7 +128,8 @@ export class EngineResidency {
         this.eachQuery(l, (i, k, t) => {
           for (const len of k.windowsMs) {
             const from = windowFrom(len, t);
-            for (const pos of k.tagged ? i.missingAll(from, t) : i.missing(from, t)) months.push([i, i.startAt(pos)]);
+            for (const pos of k.tagged ? i.missingTagged(from, t) : i.missing(from, t))
+              months.push([i, i.startAt(pos)]);
           }
           if (k.lastDim !== undefined) walks.push({ i, dim: k.lastDim, t, asked: Number.NaN });
         });

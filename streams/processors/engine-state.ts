@@ -80,19 +80,20 @@ export interface HorseRecord {
 export type IndexKind = string;
 export type PendingKind = IndexKind | 'horse';
 
-function widthOf(kind: IndexKind): number {
+function kindOf(kind: IndexKind): EntityKind {
   const k = ENTITY_BY_KIND.get(kind);
   if (!k) throw new Error(`unknown entity kind ${kind}`);
-  return k.width;
+  return k;
 }
 
 /**
  * Bump when the store layout changes: a processor finding another version starts its state afresh. Index
  * heads, year blocks and chunks hold raw doubles in the host's byte order, which the format names (8:
  * little-endian; 7 added the heads' roll-up of old years; 8 keyed the jockey+course, trainer+course and
- * trainer+jockey indexes by their parent, with the second key's tag in each event).
+ * trainer+jockey indexes by their parent, with the second key's tag in each event; 9 added those
+ * indexes' totals per tag to their year blocks).
  */
-export const STATE_FORMAT = endianness() === 'LE' ? '8' : '8-be';
+export const STATE_FORMAT = endianness() === 'LE' ? '9' : '9-be';
 
 /** An index as read from the store: its head and the summary block of each of its years. */
 interface StoredIndex {
@@ -351,9 +352,10 @@ export class EngineState {
           return years.map((y, i) => yearBlockOf(kind, id, y, bufs[i]));
         }
       : undefined;
+    const { width, tagged = false } = kindOf(kind);
     const idx = stored
-      ? ChunkedIndex.fromHead(widthOf(kind), stored.head, stored.blocks, loader, yearLoader)
-      : new ChunkedIndex(widthOf(kind), loader, undefined, yearLoader);
+      ? ChunkedIndex.fromHead(width, stored.head, stored.blocks, loader, yearLoader, tagged)
+      : new ChunkedIndex(width, loader, undefined, yearLoader, tagged);
     idx.touched = this.now;
     this.indexesOf(kind).set(id, idx);
     this.indexIds.set(idx, [kind, id]);

@@ -10,6 +10,7 @@ import { tagOf } from '../../domain/features/tags.js';
 import { makeId } from '../../domain/ids.js';
 import { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
 import { EventIndex } from '../../state/aggregates/event-index.js';
+import { decodeChunk, encodeChunk } from '../../streams/processors/engine-state-codec.js';
 
 const BASE32 = '0123456789abcdefghjkmnpqrstvwxyz'.split('');
 const minted = fc
@@ -96,7 +97,7 @@ describe('tags', () => {
       ['off-at-T', T, T, [a, b, 1]], // off at T: not
     ];
     const flat = new EventIndex(3);
-    const chunked = new ChunkedIndex(3, async () => undefined);
+    const chunked = new ChunkedIndex(3, async () => undefined, undefined, undefined, true);
     for (const [k, off, vis, v] of events) {
       flat.upsert(k, off, vis, v);
       chunked.upsert(k, off, vis, v);
@@ -106,10 +107,75 @@ describe('tags', () => {
       expect([w.n, w.sums[0], w.latestVisible]).toEqual([2, 1, T - 1]);
       expect(src.windowTagged(T - 30 * DAY, T, c, d).n).toBe(1);
     }
-    // a month of the window not in memory: named by missingAll, and the query throws rather than answer
+    // a month of the window not in memory: named by missingTagged, and the query throws rather than answer
     chunked.takeDirty();
     chunked.evictChunksBefore(T);
-    expect(chunked.missingAll(T - 30 * DAY, T).length).toBeGreaterThan(0);
+    expect(chunked.missingTagged(T - 30 * DAY, T).length).toBeGreaterThan(0);
     expect(() => chunked.windowTagged(T - 30 * DAY, T, a, b)).toThrow(/not loaded/);
+  });
+
+  it('a five-year tagged window reads its whole months from their totals per tag: only its edge months in detail', async () => {
+    const DAY = 86_400_000;
+    const T = Date.parse('2024-06-15T14:00:00Z');
+    const from = T - 1826 * DAY;
+    const tags = ['crs_0123456789abcdef', 'crs_0123456789abcdeg', 'crs_0123456789abcdeh'].map(tagOf);
+    const stored = new Map<number, Buffer>();
+    const loads: number[] = [];
+    const loader = async (start: number) => {
+      loads.push(start);
+      const c = stored.get(start);
+      return c ? decodeChunk(c) : undefined;
+    };
+    const chunked = new ChunkedIndex(3, loader, undefined, undefined, true);
+    const flat = new EventIndex(3);
+    // a ride every four days for six years, at one of three courses, some results published late
+    for (let i = 0; i < 560; i++) {
+      const off = from - 200 * DAY + i * 4 * DAY + (i % 7) * 3_600_000;
+      const vis = off + (i % 11 === 0 ? 40 * DAY : 15 * 60_000);
+      const [x, y] = tags[i % 3]!;
+      const v = [x, y, i % 4 === 0 ? 1 : 0];
+      chunked.upsert(`r${i}`, off, vis, v);
+      flat.upsert(`r${i}`, off, vis, v);
+    }
+    const dirty = chunked.takeDirty();
+    for (const m of dirty.chunks) stored.set(m.start, encodeChunk(m.chunk));
+    const blocks = new Map(dirty.years.map((y) => [y, chunked.yearBlock(y)]));
+    const answers = tags.map(([x, y]) => chunked.windowTagged(from, T, x, y));
+    // reopened from what a checkpoint stores (head and year blocks), every month absent
+    const head = chunked.toHead();
+    const reopened = ChunkedIndex.fromHead(
+      3,
+      head,
+      head.years.map((y) => blocks.get(y)!),
+      loader,
+      undefined,
+      true,
+    );
+    const missing = reopened.missingTagged(from, T);
+    // the window's first month and T's own month (and those with a result not yet visible at T)
+    expect(missing.length).toBeGreaterThanOrEqual(2);
+    expect(missing.length).toBeLessThanOrEqual(4);
+    await reopened.load(missing);
+    expect(reopened.missingTagged(from, T)).toEqual([]);
+    expect(loads.length).toBe(missing.length);
+    for (const [i, [x, y]] of tags.entries()) {
+      const got = reopened.windowTagged(from, T, x, y);
+      expect(got).toEqual(answers[i]); // to the bit, as the resident index answered
+      const want = flat.windowTagged(from, T, x, y);
+      expect([got.n, got.sums[0], got.latestVisible]).toEqual([want.n, want.sums[0], want.latestVisible]);
+      expect(got.n).toBeGreaterThan(100);
+    }
+    // a block whose tag counts do not match its length is refused, not read past
+    const good = blocks.get(head.years[2]!)!;
+    const firstTagCount = 1 + good[0]! * (3 + 3);
+    const more = Float64Array.from(good);
+    more[firstTagCount]! += 1;
+    for (const bad of [more, good.subarray(0, good.length - 5)]) {
+      const read = head.years.map((y, k) => (k === 2 ? bad : blocks.get(y)!));
+      expect(() => ChunkedIndex.fromHead(3, head, read, loader, undefined, true)).toThrow(
+        /does not hold .* with their tags/,
+      );
+    }
+    expect(() => ChunkedIndex.fromHead(3, head, [...blocks.values()], loader, undefined, true)).not.toThrow();
   });
 });
