@@ -76,6 +76,9 @@ export interface ChunkedIndexHead {
  */
 export type YearBlock = Float64Array;
 
+/** A month's totals per tag (`EventIndex.tagTotals`): made from its events, or a view of its year block. */
+type TagTotals = ArrayLike<number>;
+
 export class MissingChunkError extends Error {
   constructor(start: number) {
     super(
@@ -100,6 +103,10 @@ const MAXV = 3; // latest visibleAt, -Infinity when empty
 const USED = 4; // stream time (the index's `touched`) a query last needed the chunk in detail, or it was loaded
 const DIRTY = 5; // 1 when changed since the last takeDirty
 const SUMS = 6;
+// The fields of `ChunkedIndex.lastTagged` after its key (then the sums from LAST_SUMS on).
+const LAST_N = 5;
+const LAST_LATEST = 6;
+const LAST_SUMS = 7;
 // The fields of one prefix entry in `ChunkedIndex.p` (then its `width` sums from PS on).
 const PN = 0;
 const PMAX = 1;
@@ -127,7 +134,7 @@ export class ChunkedIndex {
    * needs them: `tagsAt`), resident whether or not the month's events are: a tagged window reads its
    * whole months from them and only the months at its edges in detail. Empty when untagged.
    */
-  private tags: (number[] | null | undefined)[] = [];
+  private tags: (TagTotals | null | undefined)[] = [];
   /**
    * Prefix entries over the months, `2 + width` doubles each: entry i holds the count, the maximum of
    * maxVisible and the sums over months [0, i). Valid up to entry `prefixValid`.
@@ -277,6 +284,7 @@ export class ChunkedIndex {
     for (let d = 0; d < w; d++) m[SUMS + d] = sums[d]!;
     this.chunks.splice(0, k, null);
     if (this.tagged) this.tags.splice(0, k, null);
+    this.tagsVersion++;
     this.len = len;
     this.absent -= k - 1;
     this.residentFrom -= k - 1;
@@ -319,6 +327,7 @@ export class ChunkedIndex {
     this.m = m;
     this.chunks.splice(0, 1, ...new Array<EventIndex | null>(k).fill(null));
     if (this.tagged) this.tags.splice(0, 1, ...tagsIn(blocks, w));
+    this.tagsVersion++;
     this.len += k - 1;
     this.absent += k - 1;
     this.residentFrom += k - 1;
@@ -595,31 +604,23 @@ export class ChunkedIndex {
     this.ensurePrefix();
     const iT = this.firstStartAtOrAfter(t);
     const iFrom = from === Number.NEGATIVE_INFINITY ? 0 : this.firstEndAfter(from);
-    // [wa, wb): the months wholly inside [from, t) with every event visible at t (as in scan)
-    const wa = from === Number.NEGATIVE_INFINITY ? 0 : this.firstStartAtOrAfter(from);
-    const wb = Math.min(this.prefixVisibleBefore(t, iT), this.firstEndAfter(t));
-    const T = TAG_TOTAL_HEAD + this.width - 2;
-    const pw = this.width - 2;
+    // [ws, we): the months wholly inside [from, t) with every event visible at t (as in scan), read
+    // from their totals per tag (not the rolled-up position 0, which has none)
+    let ws = Math.max(iFrom, from === Number.NEGATIVE_INFINITY ? 0 : this.firstStartAtOrAfter(from));
+    if (this.tagged && ws === 0 && this.rolledYears) ws = 1;
+    const we = this.tagged ? Math.max(ws, Math.min(this.prefixVisibleBefore(t, iT), this.firstEndAfter(t), iT)) : ws;
     const m = this.m;
     const S = this.stride;
     const touched = this.touched;
     let latest = 0;
+    // the other months of the window, event by event in month order (jumping over [ws, we))
     for (let i = iFrom; i < iT; i++) {
-      const o = i * S;
-      if (m[o + N] === 0) continue;
-      const tg = this.tagged && i >= wa && i < wb ? this.tagsAt(i) : null;
-      if (tg) {
-        if (!acc) continue;
-        for (let q = 0; q < tg.length; q += T) {
-          if (tg[q] !== ta || tg[q + 1] !== tb) continue;
-          acc.n += tg[q + 2]!;
-          if (tg[q + 3]! > latest) latest = tg[q + 3]!;
-          const sums = acc.sums;
-          for (let d = 0; d < pw; d++) sums[d]! += tg[q + TAG_TOTAL_HEAD + d]!;
-          break;
-        }
+      if (i === ws && we > ws) {
+        i = we - 1;
         continue;
       }
+      const o = i * S;
+      if (m[o + N] === 0) continue;
       const c = this.chunks[i];
       if (!c) {
         if (missing) missing.push(i);
@@ -631,8 +632,53 @@ export class ChunkedIndex {
       const lv = c.addTagged(from, t, ta, tb, acc);
       if (lv > latest) latest = lv;
     }
-    return latest;
+    if (!acc || we === ws) return latest;
+    // then the whole months' totals, summed from zero in month order: the same bits whether or not the
+    // sum is the one kept from the previous query (the rows of a day ask the same jockey and course again)
+    const pw = this.width - 2;
+    let w = this.lastTagged;
+    if (
+      !w ||
+      w[0] !== this.tagsVersion ||
+      w[1] !== ws ||
+      w[2] !== we ||
+      w[3] !== ta ||
+      w[4] !== tb ||
+      w.length !== LAST_SUMS + pw
+    ) {
+      w = this.lastTagged ??= new Array<number>(LAST_SUMS + pw).fill(0);
+      w.length = LAST_SUMS + pw;
+      w.fill(0);
+      w[0] = this.tagsVersion;
+      w[1] = ws;
+      w[2] = we;
+      w[3] = ta;
+      w[4] = tb;
+      const T = TAG_TOTAL_HEAD + pw;
+      for (let i = ws; i < we; i++) {
+        const tg = this.tagsAt(i)!;
+        for (let q = 0; q < tg.length; q += T) {
+          if (tg[q] !== ta || tg[q + 1] !== tb) continue;
+          w[LAST_N]! += tg[q + 2]!;
+          if (tg[q + 3]! > w[LAST_LATEST]!) w[LAST_LATEST] = tg[q + 3]!;
+          for (let d = 0; d < pw; d++) w[LAST_SUMS + d]! += tg[q + TAG_TOTAL_HEAD + d]!;
+          break;
+        }
+      }
+    }
+    acc.n += w[LAST_N]!;
+    const sums = acc.sums;
+    for (let d = 0; d < pw; d++) sums[d]! += w[LAST_SUMS + d]!;
+    return Math.max(latest, w[LAST_LATEST]!);
   }
+
+  /**
+   * The whole months' part of the last tagged query: [tagsVersion, ws, we, a, b, n, latest, sums..]
+   * (scanTagged); null until the first.
+   */
+  private lastTagged: number[] | null = null;
+  /** changes whenever a month's totals per tag may change or the months move (the kept part is then stale) */
+  private tagsVersion = 0;
 
   /**
    * The off of the latest event off before t, visible at t, with vector dimension `dim` > 0 (e.g. the
@@ -797,7 +843,10 @@ export class ChunkedIndex {
   private summarise(i: number): void {
     const o = i * this.stride;
     const c = this.chunks[i]!;
-    if (this.tagged) this.tags[i] = undefined; // (made again when read: a month's events change many times between reads)
+    if (this.tagged) {
+      this.tags[i] = undefined; // (made again when read: a month's events change many times between reads)
+      this.tagsVersion++;
+    }
     const m = this.m;
     m[o + N] = c.totalsInto(m, o + SUMS);
     m[o + MAXV] = c.maxVisible();
@@ -810,7 +859,7 @@ export class ChunkedIndex {
   }
 
   /** A tagged index's totals per tag of month i, made from its events when stale (a stale month is resident). */
-  private tagsAt(i: number): number[] | null {
+  private tagsAt(i: number): TagTotals | null {
     const tg = this.tags[i];
     if (tg !== undefined) return tg;
     const c = this.chunks[i];
@@ -949,16 +998,19 @@ function monthsIn(blocks: readonly YearBlock[], width: number, tagged: boolean):
   return total;
 }
 
-/** Each month's totals per tag in a run of a tagged index's year blocks (checked by monthsIn). */
-function tagsIn(blocks: readonly YearBlock[], width: number): number[][] {
+/**
+ * Each month's totals per tag in a run of a tagged index's year blocks (checked by monthsIn), as views
+ * of the blocks: a jockey loaded reads five years of them, most never queried before it is evicted.
+ */
+function tagsIn(blocks: readonly YearBlock[], width: number): TagTotals[] {
   const T = TAG_TOTAL_HEAD + width - 2;
-  const out: number[][] = [];
+  const out: TagTotals[] = [];
   for (const b of blocks) {
     const k = b[0]!;
     let q = 1 + k * (3 + width);
     for (let j = 0; j < k; j++) {
       const n = b[q]! * T;
-      out.push(Array.from(b.subarray(q + 1, q + 1 + n)));
+      out.push(b.subarray(q + 1, q + 1 + n));
       q += 1 + n;
     }
   }

@@ -193,6 +193,13 @@ describe('ChunkedIndex (property)', () => {
             const flatTagged = flat.windowTagged(from, at, ta!, tb!);
             expect([flatTagged.n, flatTagged.latestVisible]).toEqual([want.n, want.latest]);
             // the same bits as the index that never evicted, reloaded or rolled anything up
+            // asked again (the whole months' part kept from the query before): the same bits
+            const twice = chunked.windowTagged(from, at, ta!, tb!);
+            expect([twice.n, twice.sums[0], twice.latestVisible]).toEqual([
+              tagged.n,
+              tagged.sums[0],
+              tagged.latestVisible,
+            ]);
             const again = resident.windowTagged(from, at, ta!, tb!);
             expect([again.n, again.sums[0], again.latestVisible]).toEqual([
               tagged.n,
