@@ -636,18 +636,8 @@ export class ChunkedIndex {
     // then the whole months' totals, summed from zero in month order: the same bits whether or not the
     // sum is the one kept from the previous query (the rows of a day ask the same jockey and course again)
     const pw = this.width - 2;
-    let w = this.lastTagged;
-    if (
-      !w ||
-      w[0] !== this.tagsVersion ||
-      w[1] !== ws ||
-      w[2] !== we ||
-      w[3] !== ta ||
-      w[4] !== tb ||
-      w.length !== LAST_SUMS + pw
-    ) {
-      w = this.lastTagged ??= new Array<number>(LAST_SUMS + pw).fill(0);
-      w.length = LAST_SUMS + pw;
+    const w = (this.lastTagged ??= new Array<number>(LAST_SUMS + pw).fill(0));
+    if (w[0] !== this.tagsVersion || w[1] !== ws || w[2] !== we || w[3] !== ta || w[4] !== tb) {
       w.fill(0);
       w[0] = this.tagsVersion;
       w[1] = ws;
@@ -674,7 +664,8 @@ export class ChunkedIndex {
 
   /**
    * The whole months' part of the last tagged query: [tagsVersion, ws, we, a, b, n, latest, sums..]
-   * (scanTagged); null until the first.
+   * (scanTagged); null until the first. (Its version starts at 0 and its window empty, so a first query
+   * over a whole month never matches the zeros it is made with: ws < we.)
    */
   private lastTagged: number[] | null = null;
   /** changes whenever a month's totals per tag may change or the months move (the kept part is then stale) */
