@@ -3,8 +3,9 @@
  * a card and no result contributes pending interest (its id registered with each entity its runners
  * name, so a change there recomputes its provisional rows); with a result it contributes run facts (one
  * run per starter in the horse's history and one event per starter in every indexed entity of the
- * table, plus one event per race in the course snapshot key). Every entity is reached through the
- * entity table: nothing here names a particular kind.
+ * table, plus one event per race in the course snapshot key). A declared runner its result leaves out
+ * keeps the pending interest it had (its race's ranks read its features). Every entity is reached
+ * through the entity table: nothing here names a particular kind.
  */
 import type { RaceCard, RaceCardRunner } from '../../domain/avro-types.generated.js';
 import { canonicalHeadgear, goingGroupCode } from '../../domain/codes.js';
@@ -87,7 +88,12 @@ export function raceLinks(race: RaceState, onUnknownRunner: () => void): RaceLin
   const runners: RunnerFacts[] = [];
   for (const r of declared) {
     const res = byHorse.get(r.horseId);
-    if (!res) continue;
+    // left out of the result: withdrawn at the start, no run; kept (without a position) as a runner of
+    // the card used, which the race's ranks are over and which keeps its interest in its entities
+    if (!res) {
+      runners.push(runnerFactsOf(r));
+      continue;
+    }
     const finished = res.position >= 1;
     runners.push({
       ...runnerFactsOf(r),
@@ -113,6 +119,14 @@ export function raceLinks(race: RaceState, onUnknownRunner: () => void): RaceLin
     ran: result.runners.length,
     runners,
   };
+}
+
+/**
+ * Whether a runner of a race's links started: every runner of a run race's links but those its result
+ * leaves out (they have no position); no runner of pending links.
+ */
+export function started(r: RunnerFacts): boolean {
+  return r.position !== undefined && r.position !== null;
 }
 
 /** Structural equality of two races' links (cheaper than comparing their JSON). */
@@ -256,6 +270,11 @@ export class Linker {
       return;
     }
     for (const r of l.runners) {
+      // a runner the result leaves out has no run; like a declared runner, its rows' inputs still matter
+      if (!started(r)) {
+        this.setHorsePending(r.horseId, raceId, l.off);
+        continue;
+      }
       const h = this.horse(r.horseId);
       upsertRun(h.runs, horseRun(raceId, l, r));
       this.state.touchHorse(r.horseId);
@@ -264,9 +283,13 @@ export class Linker {
     const events = eventKeys(plan, raceId);
     for (let p = 0; p < keys.length; p++) {
       const [k, key, r] = keys[p]!;
+      if (r !== null && !started(r)) {
+        if (!k.within) this.idx(idx, p).setPending(raceId, l.off);
+        continue;
+      }
       const i = this.idx(idx, p);
       if (k.per === 'race') {
-        i.upsert(raceId, l.off, l.visibleAt, k.vector(l.runners));
+        i.upsert(raceId, l.off, l.visibleAt, k.vector(l.runners.filter(started)));
         this.onRaceEvent(key, l.visibleAt);
       } else i.upsert(events[p]!, l.off, l.visibleAt, k.vector(r!, l));
       if (!k.within) this.markDependents(i, l.off, raceId);
@@ -286,6 +309,10 @@ export class Linker {
     }
     for (const r of l.runners) {
       const h = this.horse(r.horseId);
+      if (!started(r)) {
+        if (h.pending.delete(raceId)) this.state.touchHorse(r.horseId);
+        continue;
+      }
       const i = h.runs.findIndex((x) => x.raceId === raceId);
       if (i >= 0) {
         h.runs.splice(i, 1);
@@ -295,7 +322,11 @@ export class Linker {
     }
     const events = eventKeys(plan, raceId);
     for (let p = 0; p < keys.length; p++) {
-      const [k, key] = keys[p]!;
+      const [k, key, r] = keys[p]!;
+      if (r !== null && !started(r)) {
+        if (!k.within) this.idx(idx, p).deletePending(raceId);
+        continue;
+      }
       const i = this.idx(idx, p);
       i.remove(events[p]!, l.off);
       if (k.per === 'race') this.onRaceEvent(key, l.visibleAt);

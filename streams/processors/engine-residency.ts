@@ -9,7 +9,7 @@ import type { RaceCard } from '../../domain/avro-types.generated.js';
 import { eachEntityKey, type EntityKind, LAST_WIN_HORIZON, windowFrom } from '../../domain/features/entity-table.js';
 import type { InputEvent } from '../../domain/events.js';
 import type { SnapshotCalendar } from '../../domain/features/snapshot-calendar.js';
-import { type LinkPlan, linkPlan, raceFactsOf, resolvedIndexes, runnerFactsOf } from './engine-links.js';
+import { type LinkPlan, linkPlan, raceFactsOf, resolvedIndexes, runnerFactsOf, started } from './engine-links.js';
 import type { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
 import type { EngineState, IndexKind, RaceLinks } from './engine-state.js';
 
@@ -87,10 +87,12 @@ export class EngineResidency {
     const plan = linkPlan(l);
     const keys = plan.keys;
     for (let p = 0; p < keys.length; p++) {
-      const k = keys[p]![0];
-      if (!ran && k.within) continue; // pending interest is kept on the parent kind only
+      const [k, , r] = keys[p]!;
+      // run facts go in from the race's month on; a runner the result leaves out only keeps its interest
+      const runs = ran && (r === null || started(r));
+      if (!runs && k.within) continue; // pending interest is kept on the parent kind only
       const i = this.resident(plan, p) ?? (await this.load(plan, p, true))!;
-      if (ran) {
+      if (runs) {
         const q = i.ensureFrom(l.off);
         if (q) await q;
       }

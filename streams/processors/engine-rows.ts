@@ -47,8 +47,8 @@ const byHorseId = (a: RaceCardRunner, b: RaceCardRunner) =>
   a.horseId < b.horseId ? -1 : a.horseId > b.horseId ? 1 : 0;
 
 /**
- * The current rows of a race (final once its result is in), ordered by horseId. What they read must be
- * resident (`EngineResidency.readyRowsMany` over the race's links).
+ * The current rows of a race (final once its result is in: its starters'), ordered by horseId. What they
+ * read must be resident (`EngineResidency.readyRowsMany` over the race's links).
  */
 export function computeRows(
   state: EngineState,
@@ -63,7 +63,9 @@ export function computeRows(
   const off = latest.offTime;
   const declared = card.runners.filter((r) => !r.nonRunner);
   const byHorse = new Map((result?.runners ?? []).map((r) => [r.horseId, r]));
-  const starters = (result ? declared.filter((r) => byHorse.has(r.horseId)) : declared).sort(byHorseId);
+  // Every declared runner's row is assembled (the ranks are over the runners of the card used); those
+  // the result leaves out are withdrawn at the start and not returned.
+  const runners = [...declared].sort(byHorseId);
   // The race's links (brought in line with its card and result by every change) name the same runners,
   // keyed the same way: their plan's keys and resolved indexes serve the rows too.
   const links = race.links!;
@@ -100,8 +102,8 @@ export function computeRows(
   };
 
   const rows: AnalyticsRow[] = [];
-  for (let i = 0; i < starters.length; i++) {
-    const r = starters[i]!;
+  for (let i = 0; i < runners.length; i++) {
+    const r = runners[i]!;
     const j = linkPos.get(r.horseId);
     if (j === undefined) throw new Error(`race ${race.raceId}: runner ${r.horseId} is not in its links`);
     const f = links.runners[j]!;
@@ -176,5 +178,5 @@ export function computeRows(
 
   const ranks = rankFields(rows);
   for (let i = 0; i < rows.length; i++) Object.assign(rows[i]!, ranks[i]);
-  return rows;
+  return result ? rows.filter((row) => byHorse.has(row.horseId)) : rows;
 }

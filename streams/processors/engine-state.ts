@@ -55,6 +55,10 @@ export interface RaceLinks extends RaceFacts {
   isHandicap: boolean;
   /** runners in the result (ran); 0 while pending */
   ran: number;
+  /**
+   * the declared runners of the card used, in card order; once run, with their result facts, but for
+   * those the result leaves out (no position: `started` is false)
+   */
   runners: RunnerFacts[];
 }
 
@@ -91,9 +95,10 @@ function kindOf(kind: IndexKind): EntityKind {
  * heads, year blocks and chunks hold raw doubles in the host's byte order, which the format names (8:
  * little-endian; 7 added the heads' roll-up of old years; 8 keyed the jockey+course, trainer+course and
  * trainer+jockey indexes by their parent, with the second key's tag in each event; 9 added those
- * indexes' totals per tag to their year blocks).
+ * indexes' totals per tag to their year blocks; 10 kept the runners a result leaves out in their race's
+ * links, with their pending interest).
  */
-export const STATE_FORMAT = endianness() === 'LE' ? '9' : '9-be';
+export const STATE_FORMAT = endianness() === 'LE' ? '10' : '10-be';
 
 /** An index as read from the store: its head and the summary block of each of its years. */
 interface StoredIndex {

@@ -3,7 +3,13 @@
  * 1 = highest, only among runners that have the value, 0 for the others.
  */
 import { describe, expect, it } from 'vitest';
+import type { AnalyticsRow } from '../../domain/avro-types.generated.js';
 import { competitionRanks, RANK_FIELDS, type RankInput, rankFields } from '../../domain/features/ranks.js';
+import { rowKey } from '../../streams/processors/engine-links.js';
+import { EngineState } from '../../streams/processors/engine-state.js';
+import { memoryStore } from '../support/memory-store.js';
+import { card, horse, race, result } from '../support/builders.js';
+import { ev, runEngine } from '../support/engine-harness.js';
 
 function row(f: Partial<RankInput>): RankInput {
   return {
@@ -184,5 +190,117 @@ describe('R: ranks within the race', () => {
         (i) => i !== 4,
       ),
     ).toEqual([5, 1, 3, 3, 0, 1]);
+  });
+});
+
+/**
+ * A runner declared on the card used but left out of the result (withdrawn at the start) gets no final
+ * row, yet it stays one of "the runners of the card used" the ranks are over: the result changes no
+ * rank, and what its horse and jockey did before the off reaches the ranks whenever it arrives.
+ *
+ *  R0 (1 May, C5): W (jockey JW) 1st, A (jockey JA) 2nd beaten 6 lengths
+ *  R1 (5 May, C6): X (jockey JX) 1st, Y 2nd; its result is published before R2's off
+ *  R2 (9 May, C1): A (JA, OR 80, 130 lb), B (JB, OR 90, 135 lb), X (JX, OR 100, 140 lb); the result
+ *                  lists A 1st and B 2nd and leaves X out
+ *
+ * Hand-computed ranks in R2 (over A, B and X): official rating X 1, B 2, A 3; weight X 1, B 2, A 3;
+ * vpr: X won R1 (figure 60 + 0 + 0 = 60), A was beaten 6 lengths in R0 (60 - 6 * 1.5 = 51): X 1, A 2,
+ * B unranked (no run); jockey 90-day win rate: JX 1/1, JA 0/1: X 1, A 2, JB has no rides: 0.
+ */
+describe('ranks of a race whose result leaves out a declared runner', () => {
+  const R0 = card({
+    r: 'R0',
+    off: '2024-05-01T12:00:00Z',
+    c: 'C5',
+    cls: 0,
+    runners: [
+      { h: 'W', j: 'JW' },
+      { h: 'A', j: 'JA' },
+    ],
+  });
+  const R0res = result({
+    r: 'R0',
+    pub: '2024-05-01T12:10:00Z',
+    runners: [
+      { h: 'W', pos: 1 },
+      { h: 'A', pos: 2, bl: 6 },
+    ],
+  });
+  const R1 = card({
+    r: 'R1',
+    off: '2024-05-05T12:00:00Z',
+    c: 'C6',
+    cls: 0,
+    runners: [{ h: 'X', j: 'JX' }, { h: 'Y' }],
+  });
+  const R1res = result({
+    r: 'R1',
+    pub: '2024-05-05T12:10:00Z',
+    runners: [
+      { h: 'X', pos: 1 },
+      { h: 'Y', pos: 2, bl: 1 },
+    ],
+  });
+  const R2 = card({
+    r: 'R2',
+    off: '2024-05-09T14:00:00Z',
+    pub: '2024-05-09T09:00:00Z',
+    c: 'C1',
+    runners: [
+      { h: 'A', j: 'JA', or: 80, w: 130 },
+      { h: 'B', j: 'JB', or: 90, w: 135 },
+      { h: 'X', j: 'JX', or: 100, w: 140 },
+    ],
+  });
+  const R2res = result({
+    r: 'R2',
+    pub: '2024-05-09T14:10:00Z',
+    runners: [
+      { h: 'A', pos: 1 },
+      { h: 'B', pos: 2, bl: 2 },
+    ],
+  });
+  const ranksOf = (rows: Map<string, AnalyticsRow>, h: string) => {
+    const row = rows.get(rowKey(race('R2'), horse(h)));
+    return (
+      row && {
+        status: row.status,
+        or: row.officialRatingRankInRace,
+        weight: row.weightRankInRace,
+        vpr: row.vprRankInRace,
+        vprGap: row.vprGapToBest,
+        jockey: row.jockeyWinRate90DayRankInRace,
+      }
+    );
+  };
+  const expected = {
+    A: { or: 3, weight: 3, vpr: 2, vprGap: 9, jockey: 2 },
+    B: { or: 2, weight: 2, vpr: 0, vprGap: null, jockey: 0 },
+    X: { or: 1, weight: 1, vpr: 1, vprGap: 0, jockey: 1 },
+  };
+
+  it('the result changes no rank of the rows before it and gives the runner it leaves out no row', async () => {
+    const before = (await runEngine([ev.card(R0), ev.result(R0res), ev.card(R1), ev.result(R1res), ev.card(R2)])).rows;
+    const after = (
+      await runEngine([ev.card(R0), ev.result(R0res), ev.card(R1), ev.result(R1res), ev.card(R2), ev.result(R2res)])
+    ).rows;
+    for (const h of ['A', 'B', 'X'] as const) {
+      expect(ranksOf(before, h)).toEqual({ status: 'provisional', ...expected[h] });
+    }
+    for (const h of ['A', 'B'] as const) expect(ranksOf(after, h)).toEqual({ status: 'final', ...expected[h] });
+    expect(ranksOf(after, 'X')).toBeUndefined();
+  });
+
+  it("the left-out runner's earlier result reaches its race's ranks when it arrives after that race's result", async () => {
+    // R1's result (published before R2's off) arrives last: X's run and JX's ride change R2's ranks
+    const events = [ev.card(R0), ev.result(R0res), ev.card(R1), ev.card(R2), ev.result(R2res), ev.result(R1res)];
+    // in memory, and with every piece of state written to a store and evicted after each event
+    for (const late of [
+      (await runEngine(events)).rows,
+      (await runEngine(events, 1, new EngineState(memoryStore()), true)).rows,
+    ]) {
+      for (const h of ['A', 'B'] as const) expect(ranksOf(late, h)).toEqual({ status: 'final', ...expected[h] });
+      expect(ranksOf(late, 'X')).toBeUndefined();
+    }
   });
 });
