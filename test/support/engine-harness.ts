@@ -1,12 +1,14 @@
-import type { AnalyticsRow, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
+import type { AnalyticsRow, Course, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
+import type { CardEvent, CourseEvent, InputEvent, ResultEvent } from '../../domain/events.js';
 import { AnalyticsEngine } from '../../streams/processors/analytics-engine.js';
 import { EngineState } from '../../streams/processors/engine-state.js';
 
-export type Ev = { kind: 'card'; value: RaceCard } | { kind: 'result'; value: RaceResult };
+export type Ev = InputEvent;
 
 export const ev = {
-  card: (value: RaceCard): Ev => ({ kind: 'card', value }),
-  result: (value: RaceResult): Ev => ({ kind: 'result', value }),
+  card: (value: RaceCard): CardEvent => ({ kind: 'card', value }),
+  result: (value: RaceResult): ResultEvent => ({ kind: 'result', value }),
+  course: (value: Course): CourseEvent => ({ kind: 'course', value }),
 };
 
 /**
@@ -43,7 +45,8 @@ export async function runEngine(
     } else {
       const e = events[i]!;
       if (e.kind === 'card') await engine.applyCard(e.value);
-      else await engine.applyResult(e.value);
+      else if (e.kind === 'result') await engine.applyResult(e.value);
+      else await engine.applyCourse(e.value);
     }
     if ((i + 1) % flushEvery === 0) await flush();
   }
@@ -51,9 +54,9 @@ export async function runEngine(
   return { rows, engine };
 }
 
-/** Events in feed order: by publishedAt, cards before results on ties. */
-export function feedOrder(events: readonly Ev[]): Ev[] {
-  return [...events].sort(
-    (a, b) => a.value.publishedAt - b.value.publishedAt || (a.kind === b.kind ? 0 : a.kind === 'card' ? -1 : 1),
-  );
+const TIE_ORDER = { card: 0, result: 1, course: 2 } as const;
+
+/** Events in feed order: by publishedAt; on ties cards, then results, then course versions. */
+export function feedOrder<E extends Ev>(events: readonly E[]): E[] {
+  return [...events].sort((a, b) => a.value.publishedAt - b.value.publishedAt || TIE_ORDER[a.kind] - TIE_ORDER[b.kind]);
 }
