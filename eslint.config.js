@@ -5,22 +5,27 @@ import tseslint from 'typescript-eslint';
 
 // Layers point one way: domain <- state <- streams <- api <- cli. Each folder may import only the
 // layers below it; only files under an adapters/ folder import the Kafka, LevelDB and registry clients.
+// Static imports and exports (no-restricted-imports) and dynamic import() (no-restricted-syntax) alike;
+// a path reaching a layer above through any `../` (`../api/`, `./../api/`, `../x/../api/`) counts.
 const LAYERS = ['domain', 'state', 'streams', 'api', 'cli'];
 const ADAPTER_PACKAGES = ['kafkajs', 'classic-level', '@kafkajs/confluent-schema-registry'];
 function layerRule(layer, { adapters }) {
   const above = LAYERS.slice(LAYERS.indexOf(layer) + 1);
-  const patterns = above.length
-    ? [
-        {
-          regex: `^(\\.\\./)+(${above.join('|')})/`,
-          message: `${layer}/ must not import ${above.join(', ')}/ (layers: ${LAYERS.join(' <- ')}).`,
-        },
-      ]
-    : [];
-  const paths = adapters
-    ? []
-    : ADAPTER_PACKAGES.map((name) => ({ name, message: 'only files under an adapters/ folder import this client' }));
-  return { 'no-restricted-imports': ['error', { paths, patterns }] };
+  const upward = `(^|/)\\.\\./(${above.join('|')})/`;
+  const layerMessage = `${layer}/ must not import ${above.join(', ')}/ (layers: ${LAYERS.join(' <- ')}).`;
+  const adapterMessage = 'only files under an adapters/ folder import this client';
+  const patterns = above.length ? [{ regex: upward, message: layerMessage }] : [];
+  const paths = adapters ? [] : ADAPTER_PACKAGES.map((name) => ({ name, message: adapterMessage }));
+  // (a selector's regex cannot hold a slash, even escaped: \x2F stands for one)
+  const importMatching = (re) => `ImportExpression[source.value=/${re.replaceAll('/', '\\x2F')}/]`;
+  const dynamic = [];
+  if (above.length) dynamic.push({ selector: importMatching(upward), message: layerMessage });
+  if (!adapters)
+    dynamic.push({ selector: importMatching(`^(${ADAPTER_PACKAGES.join('|')})$`), message: adapterMessage });
+  return {
+    'no-restricted-imports': ['error', { paths, patterns }],
+    'no-restricted-syntax': ['error', ...dynamic],
+  };
 }
 const layerConfigs = LAYERS.flatMap((layer) => [
   { files: [`${layer}/**/*.ts`], ignores: [`${layer}/**/adapters/**`], rules: layerRule(layer, { adapters: false }) },

@@ -1,6 +1,6 @@
 /**
  * The data dictionary of the analytics row, served at /api/v1/data-dictionary. The field list comes
- * from schemas/AnalyticsRow.avsc at runtime; each field's text comes from the table below (the 45 fields
+ * from schemas/AnalyticsRow.avsc at runtime; each field's text comes from the table below (the 46 fields
  * of features.md and our extensions, family "confirmed") or from api/data-dictionary-catalogue.ts (the
  * 162 fields of catalogue.md, families A..R). Every entry names its family and entity key. A field in the
  * .avsc without an entry (or the reverse) fails at startup and in test/api, so the dictionary cannot fall
@@ -323,7 +323,7 @@ const CORE_FIELDS: Record<string, FieldText> = {
   }),
 };
 
-/** Every field's text, by name: the 45 above and the 162 of the catalogue. */
+/** Every field's text, by name: the 46 above and the 162 of the catalogue. */
 const FIELDS: Readonly<Record<string, FieldText>> = { ...CORE_FIELDS, ...CATALOGUE_FIELDS };
 
 /** The letters of the canonical headgear text (field headgear), published beside the enum tables. */

@@ -1,7 +1,7 @@
 /**
  * Response schemas (JSON Schema via TypeBox). Fastify serialises with them and the OpenAPI document
  * publishes them, so what is documented is what is sent. RaceSummary/RaceDetail mirror
- * api/read-model-port.ts (a test asserts type equality); AnalyticsRow is derived from the .avsc at
+ * state/read-model-port.ts (a test asserts type equality); AnalyticsRow is derived from the .avsc at
  * runtime so it cannot drift from the topic value.
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox';

@@ -1,4 +1,4 @@
-import type { Course, RaceCard, RaceResult } from '../avro-types.generated.js';
+import type { PublishableEvent } from '../events.js';
 
 export interface GenerateOptions {
   /** First meeting date, YYYY-MM-DD, inclusive. */
@@ -11,11 +11,8 @@ export interface GenerateOptions {
   scale?: number;
 }
 
-/** One input event, as a live feed would deliver it. */
-export type FeedEvent =
-  | { kind: 'course'; publishedAt: number; value: Course }
-  | { kind: 'card'; publishedAt: number; value: RaceCard }
-  | { kind: 'result'; publishedAt: number; value: RaceResult };
+/** One input event, as a live feed would deliver it (the union of domain/events.ts, stamped). */
+export type FeedEvent = PublishableEvent;
 
 const KIND_RANK = { course: 0, card: 1, result: 2 } as const;
 

@@ -50,7 +50,7 @@ const runner: RaceRunner = makeRunner({
 });
 const detail: RaceDetail = { ...summary, winningTimeSeconds: 72.5, runners: [runner] };
 
-describe('TypeBox schemas mirror api/read-model-port.ts', () => {
+describe('TypeBox schemas mirror state/read-model-port.ts', () => {
   it('have the same static types as the port (checked by tsc)', () => {
     expectTypeOf<Static<typeof RaceSummarySchema>>().toEqualTypeOf<RaceSummary>();
     expectTypeOf<Static<typeof RaceRunnerSchema>>().toEqualTypeOf<RaceRunner>();
