@@ -141,7 +141,10 @@ export class ChunkedIndex {
    */
   private p: number[];
   private prefixValid = 0;
-  /** declared races of this entity without a result: raceId -> off */
+  /**
+   * races whose rows read this entity but where it has no event: a runner of theirs declared and without
+   * a result, or left out of the result (raceId -> off)
+   */
   readonly pending = new Map<string, number>();
   headDirty = false;
   /** stream time this index was last used (eviction) */

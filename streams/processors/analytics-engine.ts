@@ -313,7 +313,12 @@ export class AnalyticsEngine {
     for (const id of known) this.dirtyRaces.add(id);
   }
 
-  /** Brings the entity aggregates in line with the race's current card and result. */
+  /**
+   * Brings the entity aggregates in line with the race's current card and result: the old links are
+   * withdrawn whole, then the new applied whole. Pending interest is kept per race (not per runner), so
+   * a key two runners share stays marked only because `link` sets it again for whichever still needs it:
+   * applying only the difference of two links would have to count the runners behind each entry.
+   */
   private async reconcile(race: RaceState): Promise<void> {
     this.dirtyRaces.add(race.raceId);
     this.directRaces.add(race.raceId);

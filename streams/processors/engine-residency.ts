@@ -101,7 +101,7 @@ export class EngineResidency {
 
   /**
    * Makes resident, for a whole set of races, what computing their rows reads, in a few multi-gets
-   * rather than one store read per miss: one round trip for the starters' horses and the index heads,
+   * rather than one store read per miss: one round trip for the runners' horses and the index heads,
    * one for the months the windows need, then one per step back of the last-win walks still short of
    * a month (most need none). Until the state next evicts, each race's rows are then computed from
    * memory (`rowSources`).

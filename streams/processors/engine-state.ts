@@ -75,7 +75,10 @@ export interface RaceState {
 export interface HorseRecord {
   /** runs sorted by (off, raceId) */
   runs: HorseRun[];
-  /** declared races without a result: raceId -> off */
+  /**
+   * races whose rows read this horse but where it has no run: declared and without a result, or left
+   * out of the result (raceId -> off)
+   */
   pending: Map<string, number>;
   touched: number;
 }

@@ -8,7 +8,7 @@ import { competitionRanks, RANK_FIELDS, type RankInput, rankFields } from '../..
 import { rowKey } from '../../streams/processors/engine-links.js';
 import { EngineState } from '../../streams/processors/engine-state.js';
 import { memoryStore } from '../support/memory-store.js';
-import { card, horse, race, result } from '../support/builders.js';
+import { card, horse, jockey, race, result } from '../support/builders.js';
 import { ev, runEngine } from '../support/engine-harness.js';
 
 function row(f: Partial<RankInput>): RankInput {
@@ -302,5 +302,94 @@ describe('ranks of a race whose result leaves out a declared runner', () => {
       for (const h of ['A', 'B'] as const) expect(ranksOf(late, h)).toEqual({ status: 'final', ...expected[h] });
       expect(ranksOf(late, 'X')).toBeUndefined();
     }
+  });
+
+  /**
+   * Each path of the interest alone (the world above reaches R2 through both X's horse and JX's index):
+   *  jockey only: JX wins R1 on another horse Z; X has no run. Jockey ranks JX 1/1: X 1, JA 0/1: A 2;
+   *               vpr: A alone has a run (51): A 1.
+   *  horse only:  X wins R1 with jockey JQ and trainer TQ, no sire; in R2 X has jockey JX (no rides),
+   *               trainer TX2 and no sire. vpr: X 60, A 51: A 2; jockey: A's JA alone has rides: A 1.
+   */
+  const R1z = card({
+    r: 'R1',
+    off: '2024-05-05T12:00:00Z',
+    c: 'C6',
+    cls: 0,
+    runners: [{ h: 'Z', j: 'JX' }, { h: 'Y' }],
+  });
+  const R1zres = result({
+    r: 'R1',
+    pub: '2024-05-05T12:10:00Z',
+    runners: [
+      { h: 'Z', pos: 1 },
+      { h: 'Y', pos: 2, bl: 1 },
+    ],
+  });
+  const R1q = card({
+    r: 'R1',
+    off: '2024-05-05T12:00:00Z',
+    c: 'C6',
+    cls: 0,
+    runners: [{ h: 'X', j: 'JQ', t: 'TQ', s: null }, { h: 'Y' }],
+  });
+  const R2q = card({
+    r: 'R2',
+    off: '2024-05-09T14:00:00Z',
+    pub: '2024-05-09T09:00:00Z',
+    c: 'C1',
+    runners: [
+      { h: 'A', j: 'JA', or: 80, w: 130 },
+      { h: 'B', j: 'JB', or: 90, w: 135 },
+      { h: 'X', j: 'JX', t: 'TX2', s: null, or: 100, w: 140 },
+    ],
+  });
+  it.each([
+    [
+      'jockey',
+      [ev.card(R0), ev.result(R0res), ev.card(R1z), ev.card(R2), ev.result(R2res), ev.result(R1zres)],
+      { vpr: 1, jockey: 2 },
+    ],
+    [
+      'horse',
+      [ev.card(R0), ev.result(R0res), ev.card(R1q), ev.card(R2q), ev.result(R2res), ev.result(R1res)],
+      { vpr: 2, jockey: 1 },
+    ],
+  ] as const)(
+    "through the left-out runner's %s alone, its earlier result reaches the ranks when it arrives last",
+    async (_path, events, a) => {
+      for (const late of [
+        (await runEngine(events)).rows,
+        (await runEngine(events, 1, new EngineState(memoryStore()), true)).rows,
+      ]) {
+        const r = ranksOf(late, 'A')!;
+        expect({ vpr: r.vpr, jockey: r.jockey }).toEqual(a);
+        expect(ranksOf(late, 'X')).toBeUndefined();
+      }
+    },
+  );
+
+  it("keeps the left-out runner's interest while it is left out, and drops it when a correction lists it", async () => {
+    const R2fix = result({
+      r: 'R2',
+      pub: '2024-05-09T15:00:00Z',
+      runners: [
+        { h: 'A', pos: 1 },
+        { h: 'B', pos: 2, bl: 2 },
+        { h: 'X', pos: 3, bl: 4 },
+      ],
+    });
+    const interest = (state: EngineState) => ({
+      horse: state.peekHorse(horse('X'))?.pending.has(race('R2')) ?? false,
+      jockey: state.peekIndex('jockey', jockey('JX'))?.pending.has(race('R2')) ?? false,
+      runs: state.peekHorse(horse('X'))?.runs.filter((x) => x.raceId === race('R2')).length ?? 0,
+    });
+    const left = new EngineState();
+    await runEngine([ev.card(R2), ev.result(R2res)], 1, left);
+    expect(interest(left)).toEqual({ horse: true, jockey: true, runs: 0 });
+    const listed = new EngineState();
+    const rows = (await runEngine([ev.card(R2), ev.result(R2res), ev.result(R2fix)], 1, listed)).rows;
+    expect(interest(listed)).toEqual({ horse: false, jockey: false, runs: 1 });
+    expect(ranksOf(rows, 'X')?.status).toBe('final');
   });
 });
