@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { AnalyticsRow } from '../../domain/avro-types.generated.js';
 import { card, result } from '../support/builders.js';
 import { courseVersion, topologyBlock } from '../support/course-builders.js';
-import { type Ev, ev, runEngine } from '../support/engine-harness.js';
+import { type Ev, ev, feedOrder, runEngine } from '../support/engine-harness.js';
 
 const BASE = Date.parse('2024-05-01T00:00:00Z');
 const MIN = 60_000;
@@ -172,11 +172,6 @@ function plausible(races: RaceSpec[]): boolean {
   return true;
 }
 
-const feed = (evs: Ev[]) =>
-  [...evs].sort(
-    (a, b) => a.value.publishedAt - b.value.publishedAt || (a.kind === 'card' ? -1 : 1) - (b.kind === 'card' ? -1 : 1),
-  );
-
 function features(row: AnalyticsRow): Omit<AnalyticsRow, 'position' | 'computedAtUtc' | 'status'> {
   const { position: _p, computedAtUtc: _c, status: _s, ...rest } = row;
   return rest;
@@ -188,7 +183,7 @@ describe('point-in-time rule (property)', () => {
     const samples = fc.sample(worldArb(6), { numRuns: 200, seed: 42 });
     for (const { races, courses } of samples) {
       if (!plausible(races)) continue;
-      for (const row of (await runEngine(feed(toEvents(races, courses)))).rows.values()) {
+      for (const row of (await runEngine(feedOrder(toEvents(races, courses)))).rows.values()) {
         for (const [k, v] of Object.entries(row)) {
           let set = values.get(k);
           if (!set) values.set(k, (set = new Set()));
@@ -216,8 +211,8 @@ describe('point-in-time rule (property)', () => {
             nearOff === undefined
               ? BASE + cutMin * MIN
               : BASE + (races[nearOff[0] % races.length]!.offMin + nearOff[1]) * MIN;
-          const all = (await runEngine(feed(events))).rows;
-          const before = (await runEngine(feed(events.filter((e) => e.value.publishedAt < t)))).rows;
+          const all = (await runEngine(feedOrder(events))).rows;
+          const before = (await runEngine(feedOrder(events.filter((e) => e.value.publishedAt < t)))).rows;
           for (const [key, row] of all) {
             if (Date.parse(row.offTime) > t) continue;
             const other = before.get(key);
@@ -239,7 +234,7 @@ describe('point-in-time rule (property)', () => {
         fc.integer({ min: 1, max: 10 }),
         async ({ races, courses }, seed, flushEvery) => {
           fc.pre(plausible(races));
-          const events = feed(toEvents(races, courses));
+          const events = feedOrder(toEvents(races, courses));
           const shuffled = shuffle(events, seed);
           const a = (await runEngine(events)).rows;
           const b = (await runEngine(shuffled, flushEvery)).rows;

@@ -8,8 +8,8 @@ import { competitionRanks, RANK_FIELDS, type RankInput, rankFields } from '../..
 import { rowKey } from '../../streams/processors/engine-links.js';
 import { EngineState } from '../../streams/processors/engine-state.js';
 import { memoryStore } from '../support/memory-store.js';
-import { card, horse, jockey, race, result } from '../support/builders.js';
-import { ev, runEngine } from '../support/engine-harness.js';
+import { card, horse, jockey, race, result, type RunnerSpec } from '../support/builders.js';
+import { type Ev, ev, runEngine } from '../support/engine-harness.js';
 
 function row(f: Partial<RankInput>): RankInput {
   return {
@@ -226,32 +226,34 @@ describe('ranks of a race whose result leaves out a declared runner', () => {
       { h: 'A', pos: 2, bl: 6 },
     ],
   });
-  const R1 = card({
-    r: 'R1',
-    off: '2024-05-05T12:00:00Z',
-    c: 'C6',
-    cls: 0,
-    runners: [{ h: 'X', j: 'JX' }, { h: 'Y' }],
-  });
-  const R1res = result({
-    r: 'R1',
-    pub: '2024-05-05T12:10:00Z',
-    runners: [
-      { h: 'X', pos: 1 },
-      { h: 'Y', pos: 2, bl: 1 },
-    ],
-  });
-  const R2 = card({
-    r: 'R2',
-    off: '2024-05-09T14:00:00Z',
-    pub: '2024-05-09T09:00:00Z',
-    c: 'C1',
-    runners: [
-      { h: 'A', j: 'JA', or: 80, w: 130 },
-      { h: 'B', j: 'JB', or: 90, w: 135 },
-      { h: 'X', j: 'JX', or: 100, w: 140 },
-    ],
-  });
+  /** R1 with `first` against Y, and its result: `winner` 1st, Y 2nd */
+  const r1Card = (first: RunnerSpec) =>
+    card({ r: 'R1', off: '2024-05-05T12:00:00Z', c: 'C6', cls: 0, runners: [first, { h: 'Y' }] });
+  const r1Result = (winner: string) =>
+    result({
+      r: 'R1',
+      pub: '2024-05-05T12:10:00Z',
+      runners: [
+        { h: winner, pos: 1 },
+        { h: 'Y', pos: 2, bl: 1 },
+      ],
+    });
+  /** R2: A, B and the runner X its result leaves out */
+  const r2Card = (x: Omit<RunnerSpec, 'h' | 'or' | 'w'>) =>
+    card({
+      r: 'R2',
+      off: '2024-05-09T14:00:00Z',
+      pub: '2024-05-09T09:00:00Z',
+      c: 'C1',
+      runners: [
+        { h: 'A', j: 'JA', or: 80, w: 130 },
+        { h: 'B', j: 'JB', or: 90, w: 135 },
+        { h: 'X', or: 100, w: 140, ...x },
+      ],
+    });
+  const R1 = r1Card({ h: 'X', j: 'JX' });
+  const R1res = r1Result('X');
+  const R2 = r2Card({ j: 'JX' });
   const R2res = result({
     r: 'R2',
     pub: '2024-05-09T14:10:00Z',
@@ -273,6 +275,11 @@ describe('ranks of a race whose result leaves out a declared runner', () => {
       }
     );
   };
+  /** The rows in memory, and with every piece of state written to a store and evicted after each event. */
+  const inMemoryAndEvicted = async (events: readonly Ev[]) => [
+    (await runEngine(events)).rows,
+    (await runEngine(events, 1, new EngineState(memoryStore()), true)).rows,
+  ];
   const expected = {
     A: { or: 3, weight: 3, vpr: 2, vprGap: 9, jockey: 2 },
     B: { or: 2, weight: 2, vpr: 0, vprGap: null, jockey: 0 },
@@ -294,11 +301,7 @@ describe('ranks of a race whose result leaves out a declared runner', () => {
   it("the left-out runner's earlier result reaches its race's ranks when it arrives after that race's result", async () => {
     // R1's result (published before R2's off) arrives last: X's run and JX's ride change R2's ranks
     const events = [ev.card(R0), ev.result(R0res), ev.card(R1), ev.card(R2), ev.result(R2res), ev.result(R1res)];
-    // in memory, and with every piece of state written to a store and evicted after each event
-    for (const late of [
-      (await runEngine(events)).rows,
-      (await runEngine(events, 1, new EngineState(memoryStore()), true)).rows,
-    ]) {
+    for (const late of await inMemoryAndEvicted(events)) {
       for (const h of ['A', 'B'] as const) expect(ranksOf(late, h)).toEqual({ status: 'final', ...expected[h] });
       expect(ranksOf(late, 'X')).toBeUndefined();
     }
@@ -311,39 +314,10 @@ describe('ranks of a race whose result leaves out a declared runner', () => {
    *  horse only:  X wins R1 with jockey JQ and trainer TQ, no sire; in R2 X has jockey JX (no rides),
    *               trainer TX2 and no sire. vpr: X 60, A 51: A 2; jockey: A's JA alone has rides: A 1.
    */
-  const R1z = card({
-    r: 'R1',
-    off: '2024-05-05T12:00:00Z',
-    c: 'C6',
-    cls: 0,
-    runners: [{ h: 'Z', j: 'JX' }, { h: 'Y' }],
-  });
-  const R1zres = result({
-    r: 'R1',
-    pub: '2024-05-05T12:10:00Z',
-    runners: [
-      { h: 'Z', pos: 1 },
-      { h: 'Y', pos: 2, bl: 1 },
-    ],
-  });
-  const R1q = card({
-    r: 'R1',
-    off: '2024-05-05T12:00:00Z',
-    c: 'C6',
-    cls: 0,
-    runners: [{ h: 'X', j: 'JQ', t: 'TQ', s: null }, { h: 'Y' }],
-  });
-  const R2q = card({
-    r: 'R2',
-    off: '2024-05-09T14:00:00Z',
-    pub: '2024-05-09T09:00:00Z',
-    c: 'C1',
-    runners: [
-      { h: 'A', j: 'JA', or: 80, w: 130 },
-      { h: 'B', j: 'JB', or: 90, w: 135 },
-      { h: 'X', j: 'JX', t: 'TX2', s: null, or: 100, w: 140 },
-    ],
-  });
+  const R1z = r1Card({ h: 'Z', j: 'JX' });
+  const R1zres = r1Result('Z');
+  const R1q = r1Card({ h: 'X', j: 'JQ', t: 'TQ', s: null });
+  const R2q = r2Card({ j: 'JX', t: 'TX2', s: null });
   it.each([
     [
       'jockey',
@@ -358,10 +332,7 @@ describe('ranks of a race whose result leaves out a declared runner', () => {
   ] as const)(
     "through the left-out runner's %s alone, its earlier result reaches the ranks when it arrives last",
     async (_path, events, a) => {
-      for (const late of [
-        (await runEngine(events)).rows,
-        (await runEngine(events, 1, new EngineState(memoryStore()), true)).rows,
-      ]) {
+      for (const late of await inMemoryAndEvicted(events)) {
         const r = ranksOf(late, 'A')!;
         expect({ vpr: r.vpr, jockey: r.jockey }).toEqual(a);
         expect(ranksOf(late, 'X')).toBeUndefined();
