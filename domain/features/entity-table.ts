@@ -109,6 +109,12 @@ interface EntityKindBase {
    * whole months from them (its edge months in detail, as an untagged window).
    */
   readonly tagged?: boolean;
+  /**
+   * Family R reads a field of this kind in every row of the race (the jockey's and the trainer's win
+   * rates): a provisional row depends on this kind's history of every runner, and its computedAtUtc
+   * counts the latest of them.
+   */
+  readonly rankedInRace?: boolean;
   readonly features: EntityFeatures;
 }
 
@@ -330,6 +336,7 @@ const JOCKEY_W = {
 export const JOCKEY: RunnerEntityKind = {
   kind: 'jockey',
   per: 'runner',
+  rankedInRace: true,
   width: JOCKEY_FOLDS.width,
   windowsMs: [DAYS_14, DAYS_90, DAYS_365],
   lastDim: PERF.win,
@@ -377,6 +384,7 @@ const TRAINER_W = {
 export const TRAINER: RunnerEntityKind = {
   kind: 'trainer',
   per: 'runner',
+  rankedInRace: true,
   width: TRAINER_FOLDS.width,
   windowsMs: [DAYS_14, DAYS_30, DAYS_365],
   lastDim: PERF.win,

@@ -102,6 +102,12 @@ export function computeRows(
   };
 
   const rows: AnalyticsRow[] = [];
+  // A provisional row's inputs: the card version, the course version in force (family A and the
+  // topology fields), the latest visible result of each of its own keys, and that of the keys family R
+  // reads in every row of the race (the horse's, the jockey's and the trainer's).
+  const raceLatest = Math.max(card.publishedAt, course ? course.publishedAt : 0);
+  const ownLatest: number[] = [];
+  let rankedLatest = 0;
   for (let i = 0; i < runners.length; i++) {
     const r = runners[i]!;
     const j = linkPos.get(r.horseId);
@@ -159,6 +165,7 @@ export function computeRows(
     const drawThirdCode = row.drawThirdCode;
     const ctx: RowContext = { off, race: links, cal, runner: f, draw: r.draw, drawThird: drawThirdCode - 1 };
     let latestVisible = hf.latestVisible;
+    if (hf.latestVisible > rankedLatest) rankedLatest = hf.latestVisible;
     for (let ki = 0; ki < ENTITY_KINDS.length; ki++) {
       const k = ENTITY_KINDS[ki]!;
       // a key the card names but with no history yet is an empty history, not an unknown key
@@ -166,17 +173,22 @@ export function computeRows(
       const src = p < 0 ? undefined : (sources[p] ?? EMPTY_HISTORY);
       const seen = k.features(src, ctx, row);
       if (seen > latestVisible) latestVisible = seen;
+      if (k.rankedInRace && seen > rankedLatest) rankedLatest = seen;
     }
+    ownLatest.push(latestVisible);
 
     const res = byHorse.get(r.horseId);
     const pos = res ? res.position : 0;
     row.position = pos >= 1 && pos <= 9 ? pos : 0;
     row.status = result ? 'final' : 'provisional';
-    row.computedAtUtc = isoUtc(result ? result.publishedAt : Math.max(card.publishedAt, latestVisible));
     rows.push(row);
   }
 
   const ranks = rankFields(rows);
-  for (let i = 0; i < rows.length; i++) Object.assign(rows[i]!, ranks[i]);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    Object.assign(row, ranks[i]);
+    row.computedAtUtc = isoUtc(result ? result.publishedAt : Math.max(raceLatest, ownLatest[i]!, rankedLatest));
+  }
   return result ? rows.filter((row) => byHorse.has(row.horseId)) : rows;
 }

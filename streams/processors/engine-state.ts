@@ -99,9 +99,11 @@ function kindOf(kind: IndexKind): EntityKind {
  * little-endian; 7 added the heads' roll-up of old years; 8 keyed the jockey+course, trainer+course and
  * trainer+jockey indexes by their parent, with the second key's tag in each event; 9 added those
  * indexes' totals per tag to their year blocks; 10 kept the runners a result leaves out in their race's
- * links, with their pending interest).
+ * links, with their pending interest; 11 changed no layout but the computedAtUtc of provisional rows,
+ * which now counts the course version in force and the histories family R reads of every runner: the
+ * fingerprints of the rows a format-10 state emitted are not those a replay emits).
  */
-export const STATE_FORMAT = endianness() === 'LE' ? '10' : '10-be';
+export const STATE_FORMAT = endianness() === 'LE' ? '11' : '11-be';
 
 /** An index as read from the store: its head and the summary block of each of its years. */
 interface StoredIndex {

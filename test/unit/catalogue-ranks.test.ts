@@ -3,12 +3,12 @@
  * 1 = highest, only among runners that have the value, 0 for the others.
  */
 import { describe, expect, it } from 'vitest';
-import type { AnalyticsRow } from '../../domain/avro-types.generated.js';
+import type { AnalyticsRow, RaceCard } from '../../domain/avro-types.generated.js';
 import { competitionRanks, RANK_FIELDS, type RankInput, rankFields } from '../../domain/features/ranks.js';
 import { rowKey } from '../../streams/processors/engine-links.js';
 import { EngineState } from '../../streams/processors/engine-state.js';
 import { memoryStore } from '../support/memory-store.js';
-import { card, horse, jockey, race, result, type RunnerSpec } from '../support/builders.js';
+import { at, card, horse, jockey, race, result, type RunnerSpec } from '../support/builders.js';
 import { type Ev, ev, runEngine } from '../support/engine-harness.js';
 
 function row(f: Partial<RankInput>): RankInput {
@@ -362,5 +362,40 @@ describe('ranks of a race whose result leaves out a declared runner', () => {
     const rows = (await runEngine([ev.card(R2), ev.result(R2res), ev.result(R2fix)], 1, listed)).rows;
     expect(interest(listed)).toEqual({ horse: false, jockey: false, runs: 1 });
     expect(ranksOf(rows, 'X')?.status).toBe('final');
+  });
+
+  describe("a provisional row's computedAtUtc, with R2 carded before R1's result", () => {
+    /**
+     * R2's card published on 05-04, before R1's result (05-05 12:10, before R2's off). R1's result reaches
+     * R2 through X alone, by one path each: X's horse (the horse world above), X's jockey (the jockey
+     * world), X's trainer TX (Z wins R1 for TX), or X's sire SX (Z, by SX, wins R1). Family R reads every
+     * runner's horse, jockey and trainer figures, so through those paths every row of R2 depends on R1's
+     * result; the sire is read by X's own row only.
+     */
+    const early = (c: RaceCard): RaceCard => ({ ...c, publishedAt: at('2024-05-04T09:00:00Z') });
+    const cardTime = '2024-05-04T09:00:00.000Z';
+    const r1Time = '2024-05-05T12:10:00.000Z';
+    it.each([
+      ['horse', R1q, R2q, R1res, r1Time],
+      ['jockey', R1z, R2, R1zres, r1Time],
+      ['trainer', r1Card({ h: 'Z', j: 'JZ', t: 'TX' }), r2Card({ j: 'JX2', t: 'TX', s: null }), R1zres, r1Time],
+      [
+        'sire',
+        r1Card({ h: 'Z', j: 'JZ', t: 'TZ', s: 'SX' }),
+        r2Card({ j: 'JX2', t: 'TX2', s: 'SX' }),
+        R1zres,
+        cardTime,
+      ],
+    ] as const)('counts a result that reaches another runner through its %s', async (_path, r1, r2, r1res, others) => {
+      const events = [ev.card(R0), ev.result(R0res), ev.card(r1), ev.card(early(r2)), ev.result(r1res)];
+      const before = (await runEngine(events.slice(0, -1))).rows;
+      for (const h of ['A', 'B', 'X']) {
+        expect(before.get(rowKey(race('R2'), horse(h)))?.computedAtUtc).toBe(cardTime);
+      }
+      for (const rows of await inMemoryAndEvicted(events)) {
+        const timeOf = (h: string) => rows.get(rowKey(race('R2'), horse(h)))?.computedAtUtc;
+        expect({ A: timeOf('A'), B: timeOf('B'), X: timeOf('X') }).toEqual({ A: others, B: others, X: r1Time });
+      }
+    });
   });
 });

@@ -83,3 +83,23 @@ describe('a new course version', () => {
     });
   }
 });
+
+describe("a course version published after a race's card and before its off", () => {
+  it("is an input of the race's provisional rows: their computedAtUtc is its publishedAt", async () => {
+    const engine = new AnalyticsEngine(new EngineState());
+    await engine.applyCourse(base);
+    // carded on 04-30 14:00 (a day before the off); the measured version follows at 18:00
+    await engine.applyCard(card({ r: 'next', off: '2024-05-01T14:00:00Z', c: 'Ascot', runners }));
+    const carded = byKey(await engine.flush());
+    expect([...carded.values()].map((r) => [r!.computedAtUtc, r!.courseTotalClimbM])).toEqual(
+      runners.map(() => ['2024-04-30T14:00:00.000Z', null]),
+    );
+    await engine.applyCourse(
+      courseVersion({ c: 'Ascot', pub: '2024-04-30T18:00:00Z', topology: topologyBlock('generated', 17) }),
+    );
+    const measuredRows = byKey(await engine.flush());
+    expect([...measuredRows.values()].map((r) => [r!.computedAtUtc, r!.courseTotalClimbM])).toEqual(
+      runners.map(() => ['2024-04-30T18:00:00.000Z', 17]),
+    );
+  });
+});
