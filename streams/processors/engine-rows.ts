@@ -4,7 +4,7 @@
  * R, a second stage over the race's rows). Synchronous: the caller first makes what a set of races'
  * rows read resident (`EngineResidency.readyRowsMany`).
  */
-import type { AnalyticsRow, RaceCardRunner } from '../../domain/avro-types.generated.js';
+import type { AnalyticsRow, Course, RaceCardRunner } from '../../domain/avro-types.generated.js';
 import { distanceBucket, distanceBucketCode, disciplineCode, goingCode, surfaceCode } from '../../domain/codes.js';
 import { ENTITY_KINDS, type RowContext } from '../../domain/features/entity-table.js';
 import { type HorseCatalogue, horseCatalogue } from '../../domain/features/horse-catalogue.js';
@@ -41,6 +41,31 @@ function blankRow(): AnalyticsRow {
     else row[f.name] = f.type === 'string' ? '' : f.type === 'boolean' ? false : 0;
   }
   return row as unknown as AnalyticsRow;
+}
+
+/** What a row reads of a course version (family A's direction, the topology fields), as one string. */
+function rowCourseFields(c: Course): string {
+  const t = c.topology;
+  return t ? `${c.direction}|${t.totalClimbM}|${t.undulationIndex}|${t.elevationRangeM}` : `${c.direction}|`;
+}
+
+/**
+ * The publishedAt of the version from which the course fields a row off at `off` reads have been those
+ * of the version in force (0 without one): a later version that changes none of them (a surface history,
+ * a sibling) is not an input of the row, so it moves no provisional row's computedAtUtc.
+ */
+function courseFieldsSince(versions: readonly Course[], off: number): number {
+  let since = 0;
+  let fields: string | undefined;
+  for (const c of versions) {
+    if (c.publishedAt >= off) break;
+    const f = rowCourseFields(c);
+    if (f !== fields) {
+      since = c.publishedAt;
+      fields = f;
+    }
+  }
+  return since;
 }
 
 const byHorseId = (a: RaceCardRunner, b: RaceCardRunner) =>
@@ -102,10 +127,10 @@ export function computeRows(
   };
 
   const rows: AnalyticsRow[] = [];
-  // A provisional row's inputs: the card version, the course version in force (family A and the
-  // topology fields), the latest visible result of each of its own keys, and that of the keys family R
+  // A provisional row's inputs: the card version, the course version from which what the row reads of
+  // it (family A's direction, the topology fields) is that in force, the latest visible result of each of its own keys, and that of the keys family R
   // reads in every row of the race (the horse's, the jockey's and the trainer's).
-  const raceLatest = Math.max(card.publishedAt, course ? course.publishedAt : 0);
+  const raceLatest = Math.max(card.publishedAt, courseFieldsSince(state.courseVersions(card.courseId), off));
   const ownLatest: number[] = [];
   let rankedLatest = 0;
   for (let i = 0; i < runners.length; i++) {

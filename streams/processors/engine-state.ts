@@ -460,6 +460,11 @@ export class EngineState {
     return v?.[v.length - 1];
   }
 
+  /** Every version of a course seen, in force order (publishedAt, then text); empty when none. */
+  courseVersions(courseId: string): readonly Course[] {
+    return this.courses.get(courseId) ?? [];
+  }
+
   /** The version in force at `t`: the latest published before it (point-in-time, like everything else). */
   courseAt(courseId: string, t: number): Course | undefined {
     const v = this.courses.get(courseId);

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { AnalyticsRow } from '../../domain/avro-types.generated.js';
 import { AnalyticsEngine } from '../../streams/processors/analytics-engine.js';
 import { EngineState } from '../../streams/processors/engine-state.js';
-import { card, race, result } from '../support/builders.js';
+import { card, course, race, result } from '../support/builders.js';
 import { courseVersion, topologyBlock } from '../support/course-builders.js';
 import { memoryStore } from '../support/memory-store.js';
 
@@ -85,7 +85,7 @@ describe('a new course version', () => {
 });
 
 describe("a course version published after a race's card and before its off", () => {
-  it("is an input of the race's provisional rows: their computedAtUtc is its publishedAt", async () => {
+  it("is an input of the race's provisional rows when it changes what they read: their computedAtUtc is its publishedAt", async () => {
     const engine = new AnalyticsEngine(new EngineState());
     await engine.applyCourse(base);
     // carded on 04-30 14:00 (a day before the off); the measured version follows at 18:00
@@ -100,6 +100,33 @@ describe("a course version published after a race's card and before its off", ()
     const measuredRows = byKey(await engine.flush());
     expect([...measuredRows.values()].map((r) => [r!.computedAtUtc, r!.courseTotalClimbM])).toEqual(
       runners.map(() => ['2024-04-30T18:00:00.000Z', 17]),
+    );
+    // a version that changes none of what a row reads (its surface history, a sibling): no row changes
+    await engine.applyCourse(
+      courseVersion({
+        c: 'Ascot',
+        pub: '2024-04-30T20:00:00Z',
+        topology: topologyBlock('generated', 17),
+        history: [
+          ['1988-01-01', 'turf', 'turf'],
+          ['2024-06-01', 'aw', 'Tapeta'],
+        ],
+        extra: { siblingCourseIds: [course('Ascot-inner')] },
+      }),
+    );
+    expect(await engine.flush()).toEqual([]);
+    // then one that changes the direction
+    await engine.applyCourse(
+      courseVersion({
+        c: 'Ascot',
+        pub: '2024-04-30T21:00:00Z',
+        topology: topologyBlock('generated', 17),
+        extra: { direction: 'right' },
+      }),
+    );
+    const turned = byKey(await engine.flush());
+    expect([...turned.values()].map((r) => [r!.computedAtUtc, r!.courseDirectionCode])).toEqual(
+      runners.map(() => ['2024-04-30T21:00:00.000Z', 2]),
     );
   });
 });
