@@ -7,7 +7,7 @@
 import { distanceBucket } from '../codes.js';
 import { round4 } from '../rounding.js';
 import { MS_PER_DAY, utcDaysBetween } from '../time.js';
-import { formPoints, type HorseRun, NO_PREVIOUS_RUN_DAYS, type TodayContext } from './horse.js';
+import { formPoints, type HorseRun, NO_PREVIOUS_RUN_DAYS, runCounts, type TodayContext } from './horse.js';
 
 export const DAYS_365 = 365 * MS_PER_DAY;
 const DAYS_90_MS = 90 * MS_PER_DAY;
@@ -124,7 +124,7 @@ export function scanHistory(runs: readonly HorseRun[], today: TodayContext): His
   let i = 0; // index of the run in the visible history, newest = 0
   for (let j = runs.length - 1; j >= 0; j--) {
     const r = runs[j]!;
-    if (r.visibleAt >= off) continue;
+    if (!runCounts(r, off)) continue;
     if (i === 0) {
       s.last = r;
       s.lastRunDays = Math.min(utcDaysBetween(r.off, off), NO_PREVIOUS_RUN_DAYS - 1);

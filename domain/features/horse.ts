@@ -44,6 +44,19 @@ export interface HorseRun {
   trainerId: string;
   /** '' unknown */
   ownerId: string;
+  /**
+   * The run of a result version a correction superseded after the off: it counts for a race off at T
+   * iff visibleAt < T <= supersededAt (when the next version became visible). Absent or null for the
+   * run of the latest version.
+   */
+  supersededAt?: number | null;
+}
+
+/** Whether a run counts for a race off at t: visible before t, and not superseded by a version visible before t. */
+export function runCounts(r: HorseRun, t: number): boolean {
+  if (!(r.visibleAt < t)) return false;
+  const s = r.supersededAt;
+  return s === undefined || s === null || t <= s;
 }
 
 /**
@@ -100,7 +113,7 @@ export interface HorseFeatures {
   weightDifferenceLbs: number;
   classDifference: number;
   lastRunDays: number;
-  /** latest visibleAt among the runs used, 0 when none */
+  /** latest visibleAt among the runs used (and supersededAt among runs superseded before the off), 0 when none */
   latestVisible: number;
 }
 
@@ -120,7 +133,7 @@ export function visibleHistory(runs: readonly HorseRun[], t: number): HorseRun[]
   const out: HorseRun[] = [];
   for (let i = runs.length - 1; i >= 0; i--) {
     const r = runs[i]!;
-    if (r.visibleAt < t) out.push(r);
+    if (runCounts(r, t)) out.push(r);
   }
   return out;
 }
@@ -134,6 +147,11 @@ export function horseFeatures(runs: readonly HorseRun[], ctx: HorseContext): Hor
   for (const r of h) {
     if (r.position === 1) careerWins++;
     if (r.visibleAt > latestVisible) latestVisible = r.visibleAt;
+  }
+  // a run superseded before the off: the correction that ended it is an input visible at the off
+  for (const r of runs) {
+    const s = r.supersededAt;
+    if (s !== undefined && s !== null && s < ctx.off && s > latestVisible) latestVisible = s;
   }
 
   const atCourse = h.filter((r) => r.courseId === ctx.courseId).slice(0, 5);

@@ -65,6 +65,24 @@ export interface ChunkedIndexHead {
    * The years before end are in `years` (their blocks stay stored) but are not read to load the index.
    */
   roll: number[];
+  /** the keys of the superseded events (`ChunkedIndex.superseded`), empty when none */
+  supersededKeys?: string[];
+  /** per superseded event, in the order of its key: off, visibleAt, until, then the width vector values */
+  superseded?: number[];
+}
+
+/**
+ * An event of a result version that a later version superseded after the race's off (a correction): it
+ * counts at an instant t iff visibleAt < t <= until (until: when the next version became visible), the
+ * instants at which its version was the latest visible, so a race off before the correction keeps what
+ * it saw. Events of the latest versions are in the months; these few are kept apart, in the head.
+ */
+export interface SupersededEvent {
+  key: string;
+  off: number;
+  visibleAt: number;
+  until: number;
+  vec: number[];
 }
 
 /**
@@ -146,6 +164,8 @@ export class ChunkedIndex {
    * a result, or left out of the result (raceId -> off)
    */
   readonly pending = new Map<string, number>();
+  /** events of superseded result versions (SupersededEvent), by key then visibleAt; usually none */
+  superseded: SupersededEvent[] = [];
   headDirty = false;
   /** stream time this index was last used (eviction) */
   touched = 0;
@@ -220,6 +240,23 @@ export class ChunkedIndex {
     idx.absent = idx.len;
     idx.residentFrom = idx.len;
     for (let p = 0; p < head.pendingRaces.length; p++) idx.pending.set(head.pendingRaces[p]!, head.pendingOffs[p]!);
+    const keys = head.supersededKeys ?? [];
+    const sv = head.superseded ?? [];
+    if (sv.length !== keys.length * (3 + width)) {
+      throw new Error(
+        `an index head's ${keys.length} superseded events do not fill ${sv.length} doubles of width ${width}`,
+      );
+    }
+    for (let q = 0; q < keys.length; q++) {
+      const o = q * (3 + width);
+      idx.superseded.push({
+        key: keys[q]!,
+        off: sv[o]!,
+        visibleAt: sv[o + 1]!,
+        until: sv[o + 2]!,
+        vec: sv.slice(o + 3, o + 3 + width),
+      });
+    }
     return idx;
   }
 
@@ -236,7 +273,17 @@ export class ChunkedIndex {
       for (let d = 0; d < this.width; d++) roll.push(m[SUMS + d]!);
     }
     this.storedRollEnd = this.rolledYears ? this.m[END]! : Number.NEGATIVE_INFINITY;
-    return { years, pendingRaces: [...this.pending.keys()], pendingOffs: [...this.pending.values()], roll };
+    const head: ChunkedIndexHead = {
+      years,
+      pendingRaces: [...this.pending.keys()],
+      pendingOffs: [...this.pending.values()],
+      roll,
+    };
+    if (this.superseded.length > 0) {
+      head.supersededKeys = this.superseded.map((e) => e.key);
+      head.superseded = this.superseded.flatMap((e) => [e.off, e.visibleAt, e.until, ...e.vec]);
+    }
+    return head;
   }
 
   /** Whether the months before some year are rolled up into position 0. */
@@ -399,6 +446,36 @@ export class ChunkedIndex {
 
   deletePending(raceId: string): void {
     if (this.pending.delete(raceId)) this.headDirty = true;
+  }
+
+  /**
+   * Adds the event of a superseded result version (SupersededEvent), replacing one of the same key and
+   * visibleAt; an empty interval adds nothing. Kept sorted by (key, visibleAt): the head's bytes then
+   * depend only on the set of events.
+   */
+  addSuperseded(key: string, off: number, visibleAt: number, until: number, vec: readonly number[]): void {
+    if (!(visibleAt < until)) return;
+    if (vec.length !== this.width) throw new Error(`a vector of ${vec.length} in an index of width ${this.width}`);
+    const list = this.superseded;
+    const e: SupersededEvent = { key, off, visibleAt, until, vec: [...vec] };
+    const same = list.findIndex((x) => x.key === key && x.visibleAt === visibleAt);
+    if (same >= 0) list[same] = e;
+    else {
+      let i = list.length;
+      while (i > 0 && (list[i - 1]!.key > key || (list[i - 1]!.key === key && list[i - 1]!.visibleAt > visibleAt))) i--;
+      list.splice(i, 0, e);
+    }
+    this.headDirty = true;
+  }
+
+  /** Removes every superseded event of a key; returns whether there was one. */
+  removeSuperseded(key: string): boolean {
+    const before = this.superseded.length;
+    if (before === 0) return false;
+    this.superseded = this.superseded.filter((e) => e.key !== key);
+    if (this.superseded.length === before) return false;
+    this.headDirty = true;
+    return true;
   }
 
   // ---- residency ----
@@ -576,7 +653,39 @@ export class ChunkedIndex {
    * the latest visibleAt < t over the whole history (as EventIndex.window). With `out`, written there.
    */
   window(from: number, t: number, out?: WindowCounts): WindowCounts {
-    return this.scan(from, t, null, out)!;
+    const res = this.scan(from, t, null, out)!;
+    if (this.superseded.length > 0) this.addSupersededTo(from, t, res, false, 0, 0);
+    return res;
+  }
+
+  /**
+   * Adds to a window's counts the superseded events in force at t (visibleAt < t <= until) with off in
+   * [from, t) (`tagged`: those tagged (a, b), their dimensions 2.. into sums[d - 2]), in the
+   * list's order. Untagged, latestVisible also takes the visibleAt of every one in force and the until of
+   * every one superseded before t (the correction that ended it is an input visible at t).
+   */
+  private addSupersededTo(from: number, t: number, out: WindowCounts, tagged: boolean, a: number, b: number): void {
+    let latest = out.latestVisible;
+    const sums = out.sums;
+    for (const e of this.superseded) {
+      if (!(e.visibleAt < t)) continue;
+      if (e.until < t) {
+        if (!tagged && e.until > latest) latest = e.until;
+        continue;
+      }
+      if (e.off < from) {
+        if (!tagged && e.visibleAt > latest) latest = e.visibleAt;
+        continue;
+      }
+      const v = e.vec;
+      if (tagged) {
+        if (v[0] !== a || v[1] !== b) continue;
+        for (let d = 2; d < v.length; d++) sums[d - 2]! += v[d]!;
+      } else for (let d = 0; d < v.length; d++) sums[d]! += v[d]!;
+      out.n++;
+      if (e.visibleAt > latest) latest = e.visibleAt;
+    }
+    out.latestVisible = latest;
   }
 
   /**
@@ -592,6 +701,7 @@ export class ChunkedIndex {
   windowTagged(from: number, t: number, a: number, b: number, out?: WindowCounts): WindowCounts {
     const res = out ? resetCounts(out, this.width - 2) : windowCounts(this.width - 2);
     res.latestVisible = this.scanTagged(from, t, a, b, res, null);
+    if (this.superseded.length > 0) this.addSupersededTo(from, t, res, true, a, b);
     return res;
   }
 
@@ -681,7 +791,13 @@ export class ChunkedIndex {
    * Every chunk it reads in detail must be resident: `ensureLast` loads them.
    */
   lastOffWith(dim: number, t: number, horizon: number): number | undefined {
-    return this.walkLast(dim, t, horizon, null);
+    let last = this.walkLast(dim, t, horizon, null);
+    for (const e of this.superseded) {
+      if (!(e.visibleAt < t && t <= e.until && e.vec[dim]! > 0)) continue;
+      const off = e.off < horizon ? Number.NEGATIVE_INFINITY : e.off;
+      if (last === undefined || off > last) last = off;
+    }
+    return last;
   }
 
   /** Makes `lastOffWith(dim, t, horizon)` answerable, loading chunks one at a time as the walk needs them. */
@@ -747,6 +863,11 @@ export class ChunkedIndex {
       const c = this.chunks[i];
       if (!c) throw new MissingChunkError(m[o + START]!);
       for (const v of c.visibleAtsFrom(t0)) out.push(v);
+    }
+    // a superseded event counts from its visibleAt and stops at its until
+    for (const e of this.superseded) {
+      if (e.visibleAt >= t0) out.push(e.visibleAt);
+      if (e.until >= t0 && e.until !== Number.POSITIVE_INFINITY) out.push(e.until);
     }
     return out;
   }

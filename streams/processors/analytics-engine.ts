@@ -161,17 +161,33 @@ export class AnalyticsEngine {
     return race;
   }
 
-  /** Sets a race's result; the race, or null for a duplicate. */
+  /**
+   * Adds a version of a race's result; the race, or null for a duplicate. The latest publication is the
+   * race's result (a correction supersedes); every earlier one is kept, in publishedAt order, whichever
+   * arrives first: a race off before a correction was published keeps the version it saw (raceLinks).
+   * A version with the publishedAt of one already held is a duplicate.
+   */
   private async takeResult(result: RaceResult): Promise<RaceState | null> {
     this.counters.results++;
     this.advance(result.publishedAt);
     const race = this.adopt(this.state.peekRace(result.raceId) ?? (await this.state.race(result.raceId)));
-    // A later publication supersedes (a corrected result); an equal or older one is a duplicate.
-    if (race.result && race.result.publishedAt >= result.publishedAt) {
+    const current = race.result;
+    const earlier = (race.earlierResults ??= []);
+    if (
+      current &&
+      (current.publishedAt === result.publishedAt || earlier.some((r) => r.publishedAt === result.publishedAt))
+    ) {
       this.counters.duplicates++;
       return null;
     }
-    race.result = result;
+    if (!current) race.result = result;
+    else if (result.publishedAt > current.publishedAt) {
+      earlier.push(current);
+      race.result = result;
+    } else {
+      earlier.push(result);
+      earlier.sort((a, b) => a.publishedAt - b.publishedAt);
+    }
     return race;
   }
 

@@ -7,7 +7,7 @@
  * keeps the pending interest it had (its race's ranks read its features). Every entity is reached
  * through the entity table: nothing here names a particular kind.
  */
-import type { RaceCard, RaceCardRunner } from '../../domain/avro-types.generated.js';
+import type { RaceCard, RaceCardRunner, RaceResult } from '../../domain/avro-types.generated.js';
 import { canonicalHeadgear, goingGroupCode } from '../../domain/codes.js';
 import {
   ENTITY_KINDS,
@@ -18,7 +18,7 @@ import {
 } from '../../domain/features/entity-table.js';
 import { type HorseRun, runFigure } from '../../domain/features/horse.js';
 import type { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
-import type { EngineState, HorseRecord, RaceLinks, RaceState } from './engine-state.js';
+import type { EarlierVersion, EngineState, HorseRecord, RaceLinks, RaceState } from './engine-state.js';
 
 /** Latest card version seen: greatest (publishedAt, version). */
 export function latestCard(cards: readonly RaceCard[]): RaceCard | undefined {
@@ -68,6 +68,8 @@ export function runnerFactsOf(r: RaceCardRunner): RunnerFacts {
   };
 }
 
+const NO_EARLIER: EarlierVersion[] = [];
+
 /** What this race contributes: run facts once it has a card and a result, else pending interest. */
 export function raceLinks(race: RaceState, onUnknownRunner: () => void): RaceLinks | null {
   const latest = latestCard(race.cards);
@@ -77,8 +79,48 @@ export function raceLinks(race: RaceState, onUnknownRunner: () => void): RaceLin
   const declared = card.runners.filter((r) => !r.nonRunner);
   const base = { ...raceFactsOf(card, latest.offTime), isHandicap: card.isHandicap };
   if (!result) {
-    return { ...base, kind: 'pending', visibleAt: latest.offTime, ran: 0, runners: declared.map(runnerFactsOf) };
+    return {
+      ...base,
+      kind: 'pending',
+      visibleAt: latest.offTime,
+      ran: 0,
+      runners: declared.map(runnerFactsOf),
+      earlier: NO_EARLIER,
+    };
   }
+  const off = latest.offTime;
+  // A superseded version counts from its own visibleAt until the next version's: only those published
+  // after the off have a non-empty interval (the versions published before it all become visible at it).
+  let earlier = NO_EARLIER;
+  const versions = race.earlierResults ?? NO_RESULTS;
+  for (let v = 0; v < versions.length; v++) {
+    const next = v + 1 < versions.length ? versions[v + 1]! : result;
+    const visibleAt = Math.max(versions[v]!.publishedAt, off);
+    const until = Math.max(next.publishedAt, off);
+    if (!(visibleAt < until)) continue;
+    if (earlier === NO_EARLIER) earlier = [];
+    const runners = ranRunners(declared, card, versions[v]!, () => undefined);
+    earlier.push({ visibleAt, until, ran: versions[v]!.runners.length, runners });
+  }
+  return {
+    ...base,
+    kind: 'ran',
+    visibleAt: Math.max(result.publishedAt, off),
+    ran: result.runners.length,
+    runners: ranRunners(declared, card, result, onUnknownRunner),
+    earlier,
+  };
+}
+
+const NO_RESULTS: RaceResult[] = [];
+
+/** The declared runners' facts with one version of the result. */
+function ranRunners(
+  declared: readonly RaceCardRunner[],
+  card: RaceCard,
+  result: RaceResult,
+  onUnknownRunner: () => void,
+): RunnerFacts[] {
   const byHorse = new Map(result.runners.map((r) => [r.horseId, r]));
   const declaredIds = new Set(declared.map((r) => r.horseId));
   for (const r of result.runners) if (!declaredIds.has(r.horseId)) onUnknownRunner();
@@ -112,13 +154,7 @@ export function raceLinks(race: RaceState, onUnknownRunner: () => void): RaceLin
       beatenLengths: finished ? res.beatenLengths : null,
     });
   }
-  return {
-    ...base,
-    kind: 'ran',
-    visibleAt: Math.max(result.publishedAt, latest.offTime),
-    ran: result.runners.length,
-    runners,
-  };
+  return runners;
 }
 
 /**
@@ -148,9 +184,23 @@ export function sameLinks(a: RaceLinks | null, b: RaceLinks | null): boolean {
   ) {
     return false;
   }
-  for (let i = 0; i < a.runners.length; i++) {
-    const x = a.runners[i]!;
-    const y = b.runners[i]!;
+  if (!sameRunners(a.runners, b.runners)) return false;
+  const ea = a.earlier ?? NO_EARLIER;
+  const eb = b.earlier ?? NO_EARLIER;
+  if (ea.length !== eb.length) return false;
+  for (let v = 0; v < ea.length; v++) {
+    const x = ea[v]!;
+    const y = eb[v]!;
+    if (x.visibleAt !== y.visibleAt || x.until !== y.until || x.ran !== y.ran) return false;
+    if (x.runners.length !== y.runners.length || !sameRunners(x.runners, y.runners)) return false;
+  }
+  return true;
+}
+
+function sameRunners(a: readonly RunnerFacts[], b: readonly RunnerFacts[]): boolean {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
     for (const k of RUNNER_FACT_KEYS) if ((x[k] ?? null) !== (y[k] ?? null)) return false;
   }
   return true;
@@ -294,6 +344,49 @@ export class Linker {
       } else i.upsert(events[p]!, l.off, l.visibleAt, k.vector(r!, l));
       if (!k.within) this.markDependents(i, l.off, raceId);
     }
+    if (l.earlier.length > 0) this.linkEarlier(raceId, l, plan, idx, events);
+  }
+
+  /**
+   * The superseded result versions' runs and events, each counting while its version was the latest
+   * visible. The races they can change are those the latest version's links mark (the same off and keys).
+   */
+  private linkEarlier(
+    raceId: string,
+    l: RaceLinks,
+    plan: LinkPlan,
+    idx: (ChunkedIndex | undefined)[],
+    events: readonly string[],
+  ): void {
+    const pos = new Map(l.runners.map((r, j) => [r, j]));
+    for (const e of l.earlier) {
+      const rl = { ...l, visibleAt: e.visibleAt, ran: e.ran };
+      for (const r of e.runners) {
+        if (!started(r)) continue;
+        const h = this.horse(r.horseId);
+        upsertRun(h.runs, { ...horseRun(raceId, rl, r), supersededAt: e.until });
+        this.state.touchHorse(r.horseId);
+        this.markHorseDependents(h, l.off, raceId);
+      }
+      for (let p = 0; p < plan.keys.length; p++) {
+        const [k, key, r] = plan.keys[p]!;
+        if (k.per === 'race') {
+          const ran = e.runners.filter(started);
+          if (ran.length === 0) continue;
+          const i = this.idx(idx, p);
+          i.addSuperseded(raceId, l.off, e.visibleAt, e.until, k.vector(ran));
+          if (!k.within) this.markDependents(i, l.off, raceId);
+          this.onRaceEvent(key, e.visibleAt);
+          this.onRaceEvent(key, e.until);
+          continue;
+        }
+        const er = e.runners[pos.get(r!)!]!;
+        if (!started(er)) continue;
+        const i = this.idx(idx, p);
+        i.addSuperseded(events[p]!, l.off, e.visibleAt, e.until, k.vector(er, rl));
+        if (!k.within) this.markDependents(i, l.off, raceId);
+      }
+    }
   }
 
   unlink(raceId: string, l: RaceLinks): void {
@@ -307,22 +400,31 @@ export class Linker {
       for (let p = 0; p < keys.length; p++) if (!keys[p]![0].within) this.idx(idx, p).deletePending(raceId);
       return;
     }
+    const earlier = l.earlier.length > 0;
     for (const r of l.runners) {
       const h = this.horse(r.horseId);
-      if (!started(r)) {
-        if (h.pending.delete(raceId)) this.state.touchHorse(r.horseId);
-        continue;
-      }
-      const i = h.runs.findIndex((x) => x.raceId === raceId);
-      if (i >= 0) {
-        h.runs.splice(i, 1);
+      // its runs of the race: the latest version's, and those of superseded versions
+      const kept = h.runs.filter((x) => x.raceId !== raceId);
+      const removed = kept.length !== h.runs.length;
+      if (removed) {
+        h.runs = kept;
         this.state.touchHorse(r.horseId);
       }
-      this.markHorseDependents(h, l.off, raceId);
+      if (started(r) || removed) this.markHorseDependents(h, l.off, raceId);
+      if (!started(r) && h.pending.delete(raceId)) this.state.touchHorse(r.horseId);
     }
     const events = eventKeys(plan, raceId);
     for (let p = 0; p < keys.length; p++) {
       const [k, key, r] = keys[p]!;
+      if (earlier && this.idx(idx, p).removeSuperseded(events[p]!)) {
+        if (!k.within) this.markDependents(this.idx(idx, p), l.off, raceId);
+        if (k.per === 'race') {
+          for (const e of l.earlier) {
+            this.onRaceEvent(key, e.visibleAt);
+            this.onRaceEvent(key, e.until);
+          }
+        }
+      }
       if (r !== null && !started(r)) {
         if (!k.within) this.idx(idx, p).deletePending(raceId);
         continue;
@@ -402,12 +504,26 @@ function horseRun(raceId: string, l: RaceLinks, r: RunnerFacts): HorseRun {
   };
 }
 
-/** Keeps a horse's runs sorted by (off, raceId); replaces a run of the same race. */
+/**
+ * Keeps a horse's runs sorted by (off, raceId, visibleAt); replaces a run of the same race and version
+ * (the latest version's, or a superseded one's with the same visibleAt).
+ */
 function upsertRun(runs: HorseRun[], run: HorseRun): void {
-  const existing = runs.findIndex((x) => x.raceId === run.raceId);
+  const superseded = run.supersededAt ?? null;
+  const existing = runs.findIndex(
+    (x) =>
+      x.raceId === run.raceId &&
+      (x.supersededAt ?? null) === superseded &&
+      (superseded === null || x.visibleAt === run.visibleAt),
+  );
   if (existing >= 0) runs.splice(existing, 1);
   let i = runs.length;
-  while (i > 0 && (runs[i - 1]!.off > run.off || (runs[i - 1]!.off === run.off && runs[i - 1]!.raceId > run.raceId)))
-    i--;
+  while (i > 0 && after(runs[i - 1]!, run)) i--;
   runs.splice(i, 0, run);
+}
+
+function after(a: HorseRun, b: HorseRun): boolean {
+  if (a.off !== b.off) return a.off > b.off;
+  if (a.raceId !== b.raceId) return a.raceId > b.raceId;
+  return a.visibleAt > b.visibleAt;
 }

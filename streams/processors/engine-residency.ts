@@ -90,9 +90,12 @@ export class EngineResidency {
       const [k, , r] = keys[p]!;
       // run facts go in from the race's month on; a runner the result leaves out only keeps its interest
       const runs = ran && (r === null || started(r));
-      if (!runs && k.within) continue; // pending interest is kept on the parent kind only
+      // pending interest is kept on the parent kind only; a superseded version's events may be on any
+      // key, and mark the races off after it as the run facts do
+      const earlier = l.earlier.length > 0;
+      if (!runs && k.within && !earlier) continue;
       const i = this.resident(plan, p) ?? (await this.load(plan, p, true))!;
-      if (runs) {
+      if (runs || earlier) {
         const q = i.ensureFrom(l.off);
         if (q) await q;
       }

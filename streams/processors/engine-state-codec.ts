@@ -55,6 +55,23 @@ const links = {
     { name: 'isHandicap', type: 'boolean' },
     { name: 'ran', type: 'int' },
     { name: 'runners', type: { type: 'array', items: runnerLink } },
+    {
+      name: 'earlier',
+      type: {
+        type: 'array',
+        items: {
+          type: 'record',
+          name: 'EarlierVersion',
+          fields: [
+            { name: 'visibleAt', type: 'long' },
+            { name: 'until', type: 'long' },
+            { name: 'ran', type: 'int' },
+            { name: 'runners', type: { type: 'array', items: 'RunnerFacts' } },
+          ],
+        },
+      },
+      default: [],
+    },
   ],
 };
 
@@ -67,6 +84,8 @@ export const RACE_STATE_TYPE = avro.Type.forSchema(
       { name: 'raceId', type: 'string' },
       { name: 'cards', type: { type: 'array', items: card } },
       { name: 'result', type: ['null', result] },
+      // the versions of the result it superseded, by publishedAt
+      { name: 'earlierResults', type: { type: 'array', items: 'racing.v1.RaceResult' }, default: [] },
       { name: 'links', type: ['null', links] },
       { name: 'emitted', type: { type: 'map', values: 'string' } },
     ],
@@ -115,6 +134,8 @@ export const HORSE_TYPE = avro.Type.forSchema(
               { name: 'jockeyId', type: 'string' },
               { name: 'trainerId', type: 'string' },
               { name: 'ownerId', type: 'string' },
+              // the run of a superseded result version: counts at t iff visibleAt < t <= supersededAt
+              { name: 'supersededAt', type: ['null', 'double'], default: null },
             ],
           },
         },
@@ -159,22 +180,31 @@ const HEAD_RECORD = avro.Type.forSchema(
       { name: 'pendingRaces', type: { type: 'array', items: 'string' } },
       { name: 'pendingOffs', type: doubles },
       { name: 'roll', type: 'bytes' },
+      // the events of superseded result versions (ChunkedIndex.superseded): keys, then raw doubles
+      { name: 'supersededKeys', type: { type: 'array', items: 'string' }, default: [] },
+      { name: 'superseded', type: 'bytes', default: '' },
     ],
   } as avro.Schema,
   { omitRecordMethods: true },
 );
 
+const NO_KEYS: string[] = [];
+
 export function encodeHead(h: ChunkedIndexHead): Buffer {
   const n = h.years.length;
   const r = h.roll.length;
-  const doubles = scratchFor(n + r);
+  const sv = h.superseded ?? [];
+  const doubles = scratchFor(n + r + sv.length);
   for (let i = 0; i < n; i++) doubles[i] = h.years[i]!;
   for (let i = 0; i < r; i++) doubles[n + i] = h.roll[i]!;
+  for (let i = 0; i < sv.length; i++) doubles[n + r + i] = sv[i]!;
   return avroBytes(HEAD_RECORD, {
     years: Buffer.from(doubles.buffer, 0, n * 8),
     pendingRaces: h.pendingRaces,
     pendingOffs: h.pendingOffs,
     roll: Buffer.from(doubles.buffer, n * 8, r * 8),
+    supersededKeys: h.supersededKeys ?? NO_KEYS,
+    superseded: Buffer.from(doubles.buffer, (n + r) * 8, sv.length * 8),
   });
 }
 
@@ -184,13 +214,20 @@ export function decodeHead(buf: Buffer): ChunkedIndexHead {
     pendingRaces: string[];
     pendingOffs: number[];
     roll: Buffer;
+    supersededKeys: string[];
+    superseded: Buffer;
   };
-  return {
+  const head: ChunkedIndexHead = {
     years: Array.from(f64Of(r.years)),
     pendingRaces: r.pendingRaces,
     pendingOffs: r.pendingOffs,
     roll: Array.from(f64Of(r.roll)),
   };
+  if (r.supersededKeys.length > 0) {
+    head.supersededKeys = r.supersededKeys;
+    head.superseded = Array.from(f64Of(r.superseded));
+  }
+  return head;
 }
 
 /**

@@ -60,13 +60,31 @@ export interface RaceLinks extends RaceFacts {
    * those the result leaves out (no position: `started` is false)
    */
   runners: RunnerFacts[];
+  /**
+   * Each superseded version of the result that was the latest visible for a while after the off (a
+   * correction published after it): its runners' facts (in the same order as `runners`), when it became
+   * visible and when the next version did. Empty when none (every version published before the off
+   * collapses to an empty interval).
+   */
+  earlier: EarlierVersion[];
+}
+
+/** A superseded result version's contribution, visible at t iff visibleAt < t <= until. */
+export interface EarlierVersion {
+  visibleAt: number;
+  until: number;
+  ran: number;
+  runners: RunnerFacts[];
 }
 
 export interface RaceState {
   raceId: string;
   /** every card version seen, sorted by (publishedAt, version) */
   cards: RaceCard[];
+  /** the latest version of the result (greatest publishedAt) */
   result: RaceResult | null;
+  /** the versions of the result it superseded, by publishedAt */
+  earlierResults: RaceResult[];
   links: RaceLinks | null;
   /** fingerprint of the row currently on the output topic, per horseId */
   emitted: Record<string, string>;
@@ -101,9 +119,10 @@ function kindOf(kind: IndexKind): EntityKind {
  * indexes' totals per tag to their year blocks; 10 kept the runners a result leaves out in their race's
  * links, with their pending interest; 11 changed no layout but the computedAtUtc of provisional rows,
  * which now counts the course version in force and the histories family R reads of every runner: the
- * fingerprints of the rows a format-10 state emitted are not those a replay emits).
+ * fingerprints of the rows a format-10 state emitted are not those a replay emits; 12 kept the result
+ * versions a correction supersedes, with their runs and events while they were the latest visible).
  */
-export const STATE_FORMAT = endianness() === 'LE' ? '11' : '11-be';
+export const STATE_FORMAT = endianness() === 'LE' ? '12' : '12-be';
 
 /** An index as read from the store: its head and the summary block of each of its years. */
 interface StoredIndex {
@@ -242,7 +261,7 @@ export class EngineState {
     if (!buf) this.newRaces++;
     const r: RaceState = buf
       ? (RACE_STATE_TYPE.fromBuffer(buf) as RaceState)
-      : { raceId, cards: [], result: null, links: null, emitted: {} };
+      : { raceId, cards: [], result: null, earlierResults: [], links: null, emitted: {} };
     this.races.set(raceId, r);
     return r;
   }

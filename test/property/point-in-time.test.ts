@@ -34,6 +34,16 @@ const raceArb = fc.record({
   // runner of the card used, so still in the ranks of the race's other rows)
   absent: fc.option(fc.integer({ min: 0, max: 6 }), { nil: undefined }),
   order: fc.array(fc.integer({ min: 0, max: 30 }), { minLength: 7, maxLength: 7 }),
+  // a corrected result published later (up to 20 days, so often after other races' offs and cuts): the
+  // first version's starters ranked again, perhaps with one of them left out
+  correction: fc.option(
+    fc.record({
+      lagMin: fc.integer({ min: 1, max: 20 * 24 * 60 }),
+      order: fc.array(fc.integer({ min: 0, max: 30 }), { minLength: 7, maxLength: 7 }),
+      drop: fc.option(fc.integer({ min: 0, max: 6 }), { nil: undefined }),
+    }),
+    { nil: undefined },
+  ),
   // catalogue inputs: every entity kind and condition of the entity table gets exercised
   owners: fc.array(fc.integer({ min: -1, max: 2 }), { minLength: 7, maxLength: 7 }),
   dams: fc.array(fc.integer({ min: -1, max: 2 }), { minLength: 7, maxLength: 7 }),
@@ -131,14 +141,14 @@ function toEvents(races: RaceSpec[], courses: CourseSpec[] = []): Ev[] {
         r.absent !== undefined && r.absent < declared.length && declared.length > 1
           ? declared.filter((_, k) => k !== r.absent)
           : declared;
-      const ranked = starters
-        .map((x, k) => ({ x, score: r.order[k]! }))
-        .sort((a, b) => a.score - b.score || (a.x.h < b.x.h ? -1 : 1));
-      out.push(
-        ev.result(
+      const version = (pub: number, order: readonly number[], from: typeof starters) => {
+        const ranked = from
+          .map((x, k) => ({ x, score: order[k]! }))
+          .sort((a, b) => a.score - b.score || (a.x.h < b.x.h ? -1 : 1));
+        return ev.result(
           result({
             r: `R${i}`,
-            pub: iso(off + r.resultLagMin * MIN),
+            pub: iso(pub),
             runners: ranked.map((e, k) => {
               // with deadHeat, the first two finishers share first place
               const p = e.score > 25 ? 0 : r.deadHeat && k === 1 ? 1 : k + 1;
@@ -152,8 +162,18 @@ function toEvents(races: RaceSpec[], courses: CourseSpec[] = []): Ev[] {
               };
             }),
           }),
-        ),
-      );
+        );
+      };
+      const pub = off + r.resultLagMin * MIN;
+      out.push(version(pub, r.order, starters));
+      const c = r.correction;
+      if (c) {
+        const kept =
+          c.drop !== undefined && c.drop < starters.length && starters.length > 1
+            ? starters.filter((_, k) => k !== c.drop)
+            : starters;
+        out.push(version(pub + c.lagMin * MIN, c.order, kept));
+      }
     }
   });
   return out;

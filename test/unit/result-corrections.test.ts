@@ -1,0 +1,118 @@
+/**
+ * A corrected result (features.md: only results published before a race's off may be used). Q is off
+ * 05-01 12:00; its first version (05-01 12:10) has X 1st and Y 2nd; a correction published 05-04 09:00
+ * reverses them (or, in the second world, leaves X out). R is off 05-03 14:00, between the two: its rows
+ * see the first version. S is off 05-06 14:00, after the correction: its rows see the correction.
+ *
+ * Hand-computed, for X (ridden by JX in every race):
+ *   R: careerRuns 1, careerWins 1; jockey JX 1 ride, 1 win in 90 days (win rate 1).
+ *   S (after Q and R, where X was 2nd): reversed: careerRuns 2, careerWins 0, JX 2 rides, win rate 0;
+ *      left out: careerRuns 1 (R), careerWins 0, JX 1 ride (R), win rate 0.
+ * The same in every arrival order of the three results, in memory and with the state evicted after
+ * every event.
+ */
+import { describe, expect, it } from 'vitest';
+import type { AnalyticsRow } from '../../domain/avro-types.generated.js';
+import { rowKey } from '../../streams/processors/engine-links.js';
+import { EngineState } from '../../streams/processors/engine-state.js';
+import { card, horse, race, result } from '../support/builders.js';
+import { type Ev, ev, runEngine } from '../support/engine-harness.js';
+import { memoryStore } from '../support/memory-store.js';
+
+const Q = card({
+  r: 'Q',
+  off: '2024-05-01T12:00:00Z',
+  runners: [
+    { h: 'X', j: 'JX' },
+    { h: 'Y', j: 'JY' },
+  ],
+});
+const Qv1 = result({
+  r: 'Q',
+  pub: '2024-05-01T12:10:00Z',
+  runners: [
+    { h: 'X', pos: 1 },
+    { h: 'Y', pos: 2, bl: 1 },
+  ],
+});
+const reversed = result({
+  r: 'Q',
+  pub: '2024-05-04T09:00:00Z',
+  runners: [
+    { h: 'Y', pos: 1 },
+    { h: 'X', pos: 2, bl: 1 },
+  ],
+});
+const leftOut = result({ r: 'Q', pub: '2024-05-04T09:00:00Z', runners: [{ h: 'Y', pos: 1 }] });
+const R = card({ r: 'R', off: '2024-05-03T14:00:00Z', c: 'C2', runners: [{ h: 'X', j: 'JX' }, { h: 'Z' }] });
+const Rres = result({
+  r: 'R',
+  pub: '2024-05-03T14:10:00Z',
+  runners: [
+    { h: 'Z', pos: 1 },
+    { h: 'X', pos: 2, bl: 3 },
+  ],
+});
+const S = card({
+  r: 'S',
+  off: '2024-05-06T14:00:00Z',
+  pub: '2024-05-03T15:00:00Z',
+  c: 'C3',
+  runners: [{ h: 'X', j: 'JX' }, { h: 'W' }],
+});
+
+const fieldsOf = (rows: Map<string, AnalyticsRow>, r: string) => {
+  const row = rows.get(rowKey(race(r), horse('X')))!;
+  return {
+    status: row.status,
+    careerRuns: row.careerRuns,
+    careerWins: row.careerWins,
+    rides: row.jockeyRides90Day,
+    winRate: row.jockeyWinRate90Day,
+  };
+};
+
+/** Every order of the three results (the cards first, in feed order). */
+function orders(correction: Ev): Ev[][] {
+  const results = [ev.result(Qv1), ev.result(Rres), correction];
+  const perms: Ev[][] = [];
+  const permute = (rest: Ev[], acc: Ev[]) => {
+    if (rest.length === 0) perms.push(acc);
+    rest.forEach((e, i) => permute([...rest.slice(0, i), ...rest.slice(i + 1)], [...acc, e]));
+  };
+  permute(results, []);
+  return perms.map((p) => [ev.card(Q), ev.card(R), ev.card(S), ...p]);
+}
+
+describe('a result corrected after the off of a later race', () => {
+  it.each([
+    ['reverses the first two', ev.result(reversed), { careerRuns: 2, careerWins: 0, rides: 2, winRate: 0 }],
+    ['leaves a runner out', ev.result(leftOut), { careerRuns: 1, careerWins: 0, rides: 1, winRate: 0 }],
+  ] as const)('that %s: the race off between the versions keeps the first', async (_what, correction, atS) => {
+    for (const events of orders(correction)) {
+      for (const evicted of [false, true]) {
+        const { rows } = evicted
+          ? await runEngine(events, 1, new EngineState(memoryStore()), true)
+          : await runEngine(events);
+        expect(fieldsOf(rows, 'R')).toEqual({ status: 'final', careerRuns: 1, careerWins: 1, rides: 1, winRate: 1 });
+        expect(fieldsOf(rows, 'S')).toEqual({ status: 'provisional', ...atS });
+        // S was carded before the correction: the correction is an input of its rows
+        expect(rows.get(rowKey(race('S'), horse('X')))!.computedAtUtc).toBe('2024-05-04T09:00:00.000Z');
+      }
+    }
+  });
+
+  it('an older version arriving after the correction is kept, not dropped as a duplicate; a repeat is a duplicate', async () => {
+    const { engine } = await runEngine([
+      ev.card(Q),
+      ev.result(reversed),
+      ev.result(Qv1),
+      ev.result(Qv1),
+      ev.result(reversed),
+    ]);
+    expect(engine.counters.duplicates).toBe(2);
+    const q = engine.state.peekRace(race('Q'))!;
+    expect(q.result!.publishedAt).toBe(reversed.publishedAt);
+    expect(q.earlierResults.map((r) => r.publishedAt)).toEqual([Qv1.publishedAt]);
+  });
+});
