@@ -501,6 +501,8 @@ function horseRun(raceId: string, l: RaceLinks, r: RunnerFacts): HorseRun {
     jockeyId: r.jockeyId,
     trainerId: r.trainerId,
     ownerId: r.ownerId,
+    // (set on every run, in the stored field order: runs made here and runs read back share one shape)
+    supersededAt: null,
   };
 }
 
