@@ -108,8 +108,8 @@ export class HistoryScan {
 
 /**
  * Scans the runs of `runs` visible at today.off, newest first, exactly as visibleHistory does
- * (`runs` sorted by (off, raceId) ascending, as the engine stores them; a run counts iff
- * visibleAt < off), without building the filtered array.
+ * (`runs` sorted by (off, raceId, visibleAt) ascending, as the engine stores them; a run counts as
+ * `runCounts` says), without building the filtered array.
  */
 export function scanHistory(runs: readonly HorseRun[], today: TodayContext): HistoryScan {
   const s = new HistoryScan();

@@ -126,8 +126,9 @@ export function formPoints(position: number): number {
 }
 
 /**
- * Runs visible at T, newest first. `runs` is sorted by (off, raceId) ascending, so newest first is
- * (off, raceId) descending: a total order, so ties are broken the same way in every replay.
+ * Runs counting at T (runCounts), newest first. `runs` is sorted by (off, raceId, visibleAt) ascending,
+ * so newest first is (off, raceId) descending (at most one version of a race counts at T): a total
+ * order, so ties are broken the same way in every replay.
  */
 export function visibleHistory(runs: readonly HorseRun[], t: number): HorseRun[] {
   const out: HorseRun[] = [];

@@ -91,11 +91,18 @@ export function raceLinks(race: RaceState, onUnknownRunner: () => void): RaceLin
   const off = latest.offTime;
   // A superseded version counts from its own visibleAt until the next version's: only those published
   // after the off have a non-empty interval (the versions published before it all become visible at it).
+  // A version republished unchanged continues the one before it: one interval, from the first.
   let earlier = NO_EARLIER;
   const versions = race.earlierResults ?? NO_RESULTS;
+  let from: number | undefined;
   for (let v = 0; v < versions.length; v++) {
     const next = v + 1 < versions.length ? versions[v + 1]! : result;
-    const visibleAt = Math.max(versions[v]!.publishedAt, off);
+    const visibleAt = from ?? Math.max(versions[v]!.publishedAt, off);
+    if (sameContent(versions[v]!, next)) {
+      from = visibleAt;
+      continue;
+    }
+    from = undefined;
     const until = Math.max(next.publishedAt, off);
     if (!(visibleAt < until)) continue;
     if (earlier === NO_EARLIER) earlier = [];
@@ -105,7 +112,7 @@ export function raceLinks(race: RaceState, onUnknownRunner: () => void): RaceLin
   return {
     ...base,
     kind: 'ran',
-    visibleAt: Math.max(result.publishedAt, off),
+    visibleAt: from ?? Math.max(result.publishedAt, off),
     ran: result.runners.length,
     runners: ranRunners(declared, card, result, onUnknownRunner),
     earlier,
@@ -113,6 +120,11 @@ export function raceLinks(race: RaceState, onUnknownRunner: () => void): RaceLin
 }
 
 const NO_RESULTS: RaceResult[] = [];
+
+/** Two versions of a result that differ in nothing but their publishedAt. */
+function sameContent(a: RaceResult, b: RaceResult): boolean {
+  return JSON.stringify({ ...a, publishedAt: 0 }) === JSON.stringify({ ...b, publishedAt: 0 });
+}
 
 /** The declared runners' facts with one version of the result. */
 function ranRunners(
@@ -371,10 +383,9 @@ export class Linker {
       for (let p = 0; p < plan.keys.length; p++) {
         const [k, key, r] = plan.keys[p]!;
         if (k.per === 'race') {
-          const ran = e.runners.filter(started);
-          if (ran.length === 0) continue;
+          // (a version without a starter is a race all the same, as the latest one is in link)
           const i = this.idx(idx, p);
-          i.addSuperseded(raceId, l.off, e.visibleAt, e.until, k.vector(ran));
+          i.addSuperseded(raceId, l.off, e.visibleAt, e.until, k.vector(e.runners.filter(started)));
           if (!k.within) this.markDependents(i, l.off, raceId);
           this.onRaceEvent(key, e.visibleAt);
           this.onRaceEvent(key, e.until);
@@ -501,7 +512,6 @@ function horseRun(raceId: string, l: RaceLinks, r: RunnerFacts): HorseRun {
     jockeyId: r.jockeyId,
     trainerId: r.trainerId,
     ownerId: r.ownerId,
-    // (set on every run, in the stored field order: runs made here and runs read back share one shape)
     supersededAt: null,
   };
 }

@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 import type { AnalyticsRow } from '../../domain/avro-types.generated.js';
 import { rowKey } from '../../streams/processors/engine-links.js';
 import { EngineState } from '../../streams/processors/engine-state.js';
-import { card, horse, race, result } from '../support/builders.js';
+import { card, horse, jockey, race, result } from '../support/builders.js';
 import { type Ev, ev, runEngine } from '../support/engine-harness.js';
 import { memoryStore } from '../support/memory-store.js';
 
@@ -100,6 +100,73 @@ describe('a result corrected after the off of a later race', () => {
         expect(rows.get(rowKey(race('S'), horse('X')))!.computedAtUtc).toBe('2024-05-04T09:00:00.000Z');
       }
     }
+  });
+
+  it('a first version without a starter still counts as a race for the course snapshot key until corrected', async () => {
+    // Q's first version names only a horse not on its card; R (same course key, off between the
+    // versions) counts Q in its snapshot with or without the correction published after R's off
+    const Qc = card({
+      r: 'Q',
+      off: '2024-04-20T12:00:00Z',
+      runners: [
+        { h: 'X', draw: 1 },
+        { h: 'Y', draw: 2 },
+      ],
+    });
+    const first = result({ r: 'Q', pub: '2024-04-20T12:10:00Z', runners: [{ h: 'N', pos: 1 }] });
+    const fixed = result({
+      r: 'Q',
+      pub: '2024-05-12T09:00:00Z',
+      runners: [
+        { h: 'X', pos: 1 },
+        { h: 'Y', pos: 2, bl: 1 },
+      ],
+    });
+    const Rc = card({ r: 'R', off: '2024-05-10T14:00:00Z', runners: [{ h: 'Z', draw: 1 }] });
+    const snapshotOf = (rows: Map<string, AnalyticsRow>) => {
+      const row = rows.get(rowKey(race('R'), horse('Z')))!;
+      return { races: row.snapshotRaces, period: row.snapshotPeriod };
+    };
+    const without = (await runEngine([ev.card(Qc), ev.card(Rc), ev.result(first)])).rows;
+    expect(snapshotOf(without)).toEqual({ races: 1, period: '2024-04' });
+    for (const events of [
+      [ev.card(Qc), ev.card(Rc), ev.result(first), ev.result(fixed)],
+      [ev.card(Qc), ev.card(Rc), ev.result(fixed), ev.result(first)],
+    ]) {
+      for (const rows of [
+        (await runEngine(events)).rows,
+        (await runEngine(events, 1, new EngineState(memoryStore()), true)).rows,
+      ]) {
+        expect(snapshotOf(rows)).toEqual({ races: 1, period: '2024-04' });
+      }
+    }
+  });
+
+  it('a version republished unchanged continues the one before it: one interval, from the first', async () => {
+    const again = { ...Qv1, publishedAt: Date.parse('2024-05-02T08:00:00Z') };
+    // republished, then corrected: one superseded interval per key, from the first publication
+    const { engine, rows } = await runEngine([
+      ev.card(Q),
+      ev.card(R),
+      ev.result(Qv1),
+      ev.result(again),
+      ev.result(reversed),
+    ]);
+    const runsOfQ = engine.state.peekHorse(horse('X'))!.runs.filter((r) => r.raceId === race('Q'));
+    expect(runsOfQ.map((r) => [r.visibleAt, r.supersededAt])).toEqual([
+      [Qv1.publishedAt, reversed.publishedAt],
+      [reversed.publishedAt, null],
+    ]);
+    expect(engine.state.peekIndex('jockey', jockey('JX'))!.superseded.map((e) => [e.visibleAt, e.until])).toEqual([
+      [Qv1.publishedAt, reversed.publishedAt],
+    ]);
+    expect(fieldsOf(rows, 'R')).toMatchObject({ careerRuns: 1, careerWins: 1 });
+    // republished only: no superseded interval, and the run is visible from the first publication
+    const only = (await runEngine([ev.card(Q), ev.result(again), ev.result(Qv1)])).engine;
+    expect(only.state.peekHorse(horse('X'))!.runs.map((r) => [r.visibleAt, r.supersededAt])).toEqual([
+      [Qv1.publishedAt, null],
+    ]);
+    expect(only.state.peekIndex('jockey', jockey('JX'))!.superseded).toEqual([]);
   });
 
   it('an older version arriving after the correction is kept, not dropped as a duplicate; a repeat is a duplicate', async () => {
