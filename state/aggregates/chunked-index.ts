@@ -649,8 +649,10 @@ export class ChunkedIndex {
   // ---- queries ----
 
   /**
-   * Counts and sums over events with off in [from, t) visible at t (visibleAt < t); latestVisible is
-   * the latest visibleAt < t over the whole history (as EventIndex.window). With `out`, written there.
+   * Counts and sums over events with off in [from, t) visible at t (visibleAt < t), superseded events in
+   * force at t included; latestVisible is the latest visibleAt < t over the whole history (as
+   * EventIndex.window), or the until of a superseded event ended before t when later. With `out`,
+   * written there.
    */
   window(from: number, t: number, out?: WindowCounts): WindowCounts {
     const res = this.scan(from, t, null, out)!;

@@ -128,9 +128,12 @@ export function computeRows(
 
   const rows: AnalyticsRow[] = [];
   // A provisional row's inputs: the card version, the course version from which what the row reads of
-  // it (family A's direction, the topology fields) is that in force, the latest visible result of each of its own keys, and that of the keys family R
-  // reads in every row of the race (the horse's, the jockey's and the trainer's).
-  const raceLatest = Math.max(card.publishedAt, courseFieldsSince(state.courseVersions(card.courseId), off));
+  // it (family A's direction, the topology fields) is that in force, the latest visible result of each
+  // of its own keys, and that of the keys family R reads in every row of the race (the horse's, the
+  // jockey's and the trainer's). A final row's time is its result's.
+  const raceLatest = result
+    ? 0
+    : Math.max(card.publishedAt, courseFieldsSince(state.courseVersions(card.courseId), off));
   const ownLatest: number[] = [];
   let rankedLatest = 0;
   for (let i = 0; i < runners.length; i++) {
