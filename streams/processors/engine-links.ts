@@ -415,10 +415,9 @@ export class Linker {
     for (const r of l.runners) {
       const h = this.horse(r.horseId);
       // its runs of the race: the latest version's, and those of superseded versions
-      const kept = h.runs.filter((x) => x.raceId !== raceId);
-      const removed = kept.length !== h.runs.length;
+      const removed = h.runs.some((x) => x.raceId === raceId);
       if (removed) {
-        h.runs = kept;
+        h.runs = h.runs.filter((x) => x.raceId !== raceId);
         this.state.touchHorse(r.horseId);
       }
       if (started(r) || removed) this.markHorseDependents(h, l.off, raceId);
@@ -427,8 +426,9 @@ export class Linker {
     const events = eventKeys(plan, raceId);
     for (let p = 0; p < keys.length; p++) {
       const [k, key, r] = keys[p]!;
-      if (earlier && this.idx(idx, p).removeSuperseded(events[p]!)) {
-        if (!k.within) this.markDependents(this.idx(idx, p), l.off, raceId);
+      const held = earlier ? this.idx(idx, p) : undefined;
+      if (held?.removeSuperseded(events[p]!)) {
+        if (!k.within) this.markDependents(held, l.off, raceId);
         if (k.per === 'race') {
           for (const e of l.earlier) {
             this.onRaceEvent(key, e.visibleAt);

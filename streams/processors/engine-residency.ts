@@ -86,13 +86,13 @@ export class EngineResidency {
     for (const r of l.runners) if (!s.peekHorse(r.horseId)) await s.horse(r.horseId);
     const plan = linkPlan(l);
     const keys = plan.keys;
+    const earlier = l.earlier.length > 0;
     for (let p = 0; p < keys.length; p++) {
       const [k, , r] = keys[p]!;
       // run facts go in from the race's month on; a runner the result leaves out only keeps its interest
       const runs = ran && (r === null || started(r));
       // pending interest is kept on the parent kind only; a superseded version's events may be on any
       // key, and mark the races off after it as the run facts do
-      const earlier = l.earlier.length > 0;
       if (!runs && k.within && !earlier) continue;
       const i = this.resident(plan, p) ?? (await this.load(plan, p, true))!;
       if (runs || earlier) {
