@@ -8,6 +8,7 @@
  * a snapshot row (JSON) and `sk!<topic key>` -> its `snap!` key (so a tombstone finds the row).
  */
 import { compareCardVersions } from '../../domain/card-order.js';
+import { compareResultVersions } from '../../domain/result-order.js';
 import type { ViewEvent } from '../../domain/events.js';
 import type {
   CourseInForce,
@@ -100,7 +101,7 @@ export class LevelReadModel implements ReadModel {
         }
       } else if (e.kind === 'result') {
         const r = load(e.value.raceId);
-        if (!r.result || e.value.publishedAt > r.result.publishedAt) r.result = e.value;
+        if (!r.result || compareResultVersions(e.value, r.result) > 0) r.result = e.value;
       } else if (e.kind === 'row') {
         const [raceId, horseId] = e.key.split(':') as [string, string];
         const key = `row!${raceId}!${horseId}`;

@@ -11,6 +11,7 @@
  * arrived so far.
  */
 import { compareCardVersions } from '../../domain/card-order.js';
+import { compareResultVersions } from '../../domain/result-order.js';
 import type { AnalyticsRow, Course, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
 import type { InputEvent } from '../../domain/events.js';
 import { fmix32 } from '../../domain/hash.js';
@@ -165,7 +166,9 @@ export class AnalyticsEngine {
    * Adds a version of a race's result; the race, or null for a duplicate. The latest publication is the
    * race's result (a correction supersedes); every earlier one is kept, in publishedAt order, whichever
    * arrives first: a race off before a correction was published keeps the version it saw (raceLinks).
-   * A version with the publishedAt of one already held is a duplicate.
+   * A version equal to one already held (same publishedAt, same content) is a duplicate. The result
+   * schema has no version number, so two different versions with one publishedAt are ordered by their
+   * content (as course versions are): the one in force does not depend on which arrived first.
    */
   private async takeResult(result: RaceResult): Promise<RaceState | null> {
     this.counters.results++;
@@ -173,20 +176,18 @@ export class AnalyticsEngine {
     const race = this.adopt(this.state.peekRace(result.raceId) ?? (await this.state.race(result.raceId)));
     const current = race.result;
     const earlier = (race.earlierResults ??= []);
-    if (
-      current &&
-      (current.publishedAt === result.publishedAt || earlier.some((r) => r.publishedAt === result.publishedAt))
-    ) {
+    if (current && [current, ...earlier].some((r) => compareResultVersions(r, result) === 0)) {
       this.counters.duplicates++;
       return null;
     }
     if (!current) race.result = result;
-    else if (result.publishedAt > current.publishedAt) {
+    else if (compareResultVersions(result, current) > 0) {
       earlier.push(current);
+      earlier.sort(compareResultVersions);
       race.result = result;
     } else {
       earlier.push(result);
-      earlier.sort((a, b) => a.publishedAt - b.publishedAt);
+      earlier.sort(compareResultVersions);
     }
     return race;
   }
@@ -202,10 +203,16 @@ export class AnalyticsEngine {
     // (loading their horses and entity months back to 1988) for identical rows.
     const ids = await this.state.racesAtCourse(course.courseId);
     await this.state.prefetch({ races: ids, horses: [], indexes: [] });
+    // A pending race off after the version is published may change too, though another version is in
+    // force at its off: its provisional rows' computedAtUtc counts from the version since which what they
+    // read of the course has been the same, and a version arriving out of publication order can move it.
     for (const id of ids) {
       const race = this.state.peekRace(id) ?? (await this.state.race(id));
       const off = latestCard(race.cards)?.offTime;
-      if (off !== undefined && this.state.courseAt(course.courseId, off) === course) this.dirtyRaces.add(id);
+      if (off === undefined) continue;
+      if (this.state.courseAt(course.courseId, off) === course || (race.result === null && off > course.publishedAt)) {
+        this.dirtyRaces.add(id);
+      }
     }
   }
 

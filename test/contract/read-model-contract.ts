@@ -458,6 +458,45 @@ export const readModelContract: readonly ContractCase[] = [
     },
   },
   {
+    id: 'result-same-instant',
+    name: 'race: of two different results published at one instant, the same one whichever arrives first',
+    async run(h) {
+      const runners = [{ h: 'a' }, { h: 'b' }];
+      const pub = '2024-05-10T14:10:00.000Z';
+      const versions = (r: string) => [
+        result({
+          r,
+          pub,
+          runners: [
+            { h: 'a', pos: 1 },
+            { h: 'b', pos: 2, bl: 2 },
+          ],
+        }),
+        result({
+          r,
+          pub,
+          runners: [
+            { h: 'b', pos: 1 },
+            { h: 'a', pos: 2, bl: 2 },
+          ],
+        }),
+      ];
+      for (const r of ['x', 'y']) await feed(h, { cards: [card({ r, off: '2024-05-10T14:00:00.000Z', runners })] });
+      const [x1, x2] = versions('x');
+      const [y1, y2] = versions('y');
+      await feed(h, { results: [x1!] });
+      await feed(h, { results: [x2!] });
+      await feed(h, { results: [y2!] });
+      await feed(h, { results: [y1!] });
+      const winner = async (r: string) => {
+        const rs = runnersByName(await h.model.race(race(r)));
+        return rs.a?.position === 1 ? 'a' : rs.b?.position === 1 ? 'b' : undefined;
+      };
+      expect(await winner('x')).toBeDefined();
+      expect(await winner('y')).toBe(await winner('x'));
+    },
+  },
+  {
     id: 'result-first',
     name: 'race: a result published before its card is held; the race is unknown until the card arrives, then shows the result',
     async run(h) {

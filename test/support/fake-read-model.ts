@@ -56,6 +56,26 @@ function summaryOf(r: RaceDetail): RaceSummary {
 const supersedes = (next: RaceCard, current: RaceCard): boolean =>
   next.publishedAt !== current.publishedAt ? next.publishedAt > current.publishedAt : next.version > current.version;
 
+/**
+ * The result version that supersedes: a later publishedAt; at one instant, the greater content as a JSON
+ * text with sorted keys (the result has no version number). Written out here, not imported, like supersedes.
+ */
+const resultSupersedes = (next: RaceResult, current: RaceResult): boolean =>
+  next.publishedAt !== current.publishedAt
+    ? next.publishedAt > current.publishedAt
+    : cmp(sortedJson(next), sortedJson(current)) > 0;
+
+const sortedJson = (value: unknown): string =>
+  JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, (v as Record<string, unknown>)[k]]),
+        )
+      : v,
+  );
+
 /** Versions in force order: publishedAt, then JSON text (written out here, not imported, like supersedes). */
 const versionOrder = (a: Course, b: Course): number =>
   a.publishedAt - b.publishedAt || cmp(JSON.stringify(a), JSON.stringify(b));
@@ -166,7 +186,7 @@ export class FakeReadModel implements ReadModel {
     }
     for (const r of events.results ?? []) {
       const current = this.#results.get(r.raceId);
-      if (!current || r.publishedAt > current.publishedAt) this.#results.set(r.raceId, r);
+      if (!current || resultSupersedes(r, current)) this.#results.set(r.raceId, r);
       touched.add(r.raceId);
     }
     for (const raceId of touched) {

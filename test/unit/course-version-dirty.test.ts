@@ -130,3 +130,35 @@ describe("a course version published after a race's card and before its off", ()
     );
   });
 });
+
+describe('course versions arriving out of publication order', () => {
+  it("give a pending race's provisional rows the computedAtUtc of publication order", async () => {
+    // carded 04-30 14:00, off 05-01 14:00; B (18:00) turns the course right and C (20:00) back left,
+    // so the direction a row reads has been C's since 20:00. C arriving before B must not leave the
+    // rows at the card's time: B is not in force at the off, but it changes since when the fields are C's.
+    const next = card({ r: 'next', off: '2024-05-01T14:00:00Z', c: 'Ascot', runners });
+    const turned = courseVersion({ c: 'Ascot', pub: '2024-04-30T18:00:00Z', extra: { direction: 'right' } });
+    const back = courseVersion({
+      c: 'Ascot',
+      pub: '2024-04-30T20:00:00Z',
+      history: [
+        ['1988-01-01', 'turf', 'turf'],
+        ['2024-06-01', 'aw', 'Tapeta'],
+      ],
+    });
+    const latestRows = async (versions: Parameters<AnalyticsEngine['applyCourse']>[0][]) => {
+      const engine = new AnalyticsEngine(new EngineState());
+      await engine.applyCourse(base);
+      await engine.applyCard(next);
+      const rows = byKey(await engine.flush());
+      for (const v of versions) {
+        await engine.applyCourse(v);
+        for (const [k, row] of byKey(await engine.flush())) rows.set(k, row);
+      }
+      return [...rows.values()].map((r) => [r!.computedAtUtc, r!.courseDirectionCode]);
+    };
+    const inOrder = await latestRows([turned, back]);
+    expect(inOrder).toEqual(runners.map(() => ['2024-04-30T20:00:00.000Z', 1]));
+    expect(await latestRows([back, turned])).toEqual(inOrder);
+  });
+});

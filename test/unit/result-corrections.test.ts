@@ -169,6 +169,25 @@ describe('a result corrected after the off of a later race', () => {
     expect(only.state.peekIndex('jockey', jockey('JX'))!.superseded).toEqual([]);
   });
 
+  it('two different versions published at the same instant: the same rows whichever arrives first', async () => {
+    // the result schema has no version number: two versions with one publishedAt are ordered by content
+    // (as course versions are), so the one in force does not depend on arrival order
+    const sameInstant = { ...reversed, publishedAt: Qv1.publishedAt };
+    const outcomes: unknown[] = [];
+    for (const first of [Qv1, sameInstant]) {
+      const second = first === Qv1 ? sameInstant : Qv1;
+      for (const evicted of [false, true]) {
+        const events = [ev.card(Q), ev.card(R), ev.card(S), ev.result(first), ev.result(second), ev.result(Rres)];
+        const { engine, rows } = evicted
+          ? await runEngine(events, 1, new EngineState(memoryStore()), true)
+          : await runEngine(events);
+        expect(engine.counters.duplicates).toBe(0);
+        outcomes.push([...rows.entries()].sort());
+      }
+    }
+    for (const o of outcomes.slice(1)) expect(o).toEqual(outcomes[0]);
+  });
+
   it('an older version arriving after the correction is kept, not dropped as a duplicate; a repeat is a duplicate', async () => {
     const { engine } = await runEngine([
       ev.card(Q),
