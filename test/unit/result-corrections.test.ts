@@ -197,6 +197,15 @@ describe('a result corrected after the off of a later race', () => {
       ev.result(reversed),
     ]);
     expect(engine.counters.duplicates).toBe(2);
+    // the same after the race was written to the store and evicted (a version read back from the state
+    // compares equal to the one arriving again)
+    const cold = await runEngine(
+      [ev.card(Q), ev.result(reversed), ev.result(Qv1), ev.result(Qv1), ev.result(reversed)],
+      1,
+      new EngineState(memoryStore()),
+      true,
+    );
+    expect(cold.engine.counters.duplicates).toBe(2);
     const q = engine.state.peekRace(race('Q'))!;
     expect(q.result!.publishedAt).toBe(reversed.publishedAt);
     expect(q.earlierResults.map((r) => r.publishedAt)).toEqual([Qv1.publishedAt]);
