@@ -46,6 +46,7 @@ const TITLES: Record<ErrorCode, string> = {
   method_not_allowed: 'Method not allowed',
   csrf_failed: 'Form check failed',
   invalid_credentials: 'Sign-in failed',
+  not_ready: 'Not ready',
 };
 
 /** Every error code (the keys of a Record<ErrorCode, ...>, so the compiler keeps the list complete). */
@@ -70,6 +71,8 @@ export function httpStatusOf(code: ErrorCode): number {
       return 405;
     case 'rate_limited':
       return 429;
+    case 'not_ready':
+      return 503;
     default:
       return 500;
   }

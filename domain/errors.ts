@@ -21,7 +21,8 @@ export type ErrorCode =
   | 'access_not_granted'
   | 'method_not_allowed'
   | 'csrf_failed'
-  | 'invalid_credentials';
+  | 'invalid_credentials'
+  | 'not_ready';
 
 export class RacingError extends Error {
   readonly code: ErrorCode;

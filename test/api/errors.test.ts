@@ -86,6 +86,7 @@ describe('problem+json', () => {
       method_not_allowed: 405,
       csrf_failed: 403,
       invalid_credentials: 401,
+      not_ready: 503,
     };
     for (const [code, status] of Object.entries(expected)) expect(httpStatusOf(code as ErrorCode)).toBe(status);
   });
