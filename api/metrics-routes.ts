@@ -14,7 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PipelineCounts } from '../streams/metrics.js';
 import type { ReadinessReport } from '../streams/readiness.js';
-import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_BASE } from './errors.js';
+import { PROBLEM_CONTENT_TYPE, problem, requestPath } from './errors.js';
 import { RequestMetrics } from './request-metrics.js';
 
 export interface OperationsDeps {
@@ -157,11 +157,9 @@ export function installOperations(app: FastifyInstance, deps: OperationsDeps): v
           .header('www-authenticate', 'Bearer')
           .send(
             problem(
-              401,
               'invalid_api_key',
-              'Invalid API key',
               'METRICS_TOKEN is set: send Authorization: Bearer <token>',
-              request,
+              requestPath(request),
             ),
           );
       }
@@ -222,19 +220,7 @@ export function installOperations(app: FastifyInstance, deps: OperationsDeps): v
       return reply
         .code(503)
         .type(PROBLEM_CONTENT_TYPE)
-        .send({ ...problem(503, 'not_ready', 'Not ready', report.reasons.join('; '), request), ...report });
+        .send({ ...problem('not_ready', report.reasons.join('; '), requestPath(request)), ...report });
     },
   );
-}
-
-function problem(status: number, code: string, title: string, detail: string, request: FastifyRequest) {
-  const q = request.url.indexOf('?');
-  return {
-    type: PROBLEM_TYPE_BASE + code,
-    title,
-    status,
-    detail,
-    instance: q < 0 ? request.url : request.url.slice(0, q),
-    code,
-  };
 }

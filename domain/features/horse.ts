@@ -145,13 +145,13 @@ export function horseFeatures(runs: readonly HorseRun[], ctx: HorseContext): Hor
   const careerRuns = h.length;
   let careerWins = 0;
   let latestVisible = 0;
+  for (const r of h) {
+    if (r.position === 1) careerWins++;
+    if (r.visibleAt > latestVisible) latestVisible = r.visibleAt;
+  }
+  // a run superseded before the off: the correction that ended it is an input visible at the off (a run
+  // that counts at the off was superseded, if at all, at or after it)
   for (const r of runs) {
-    if (runCounts(r, ctx.off)) {
-      if (r.position === 1) careerWins++;
-      if (r.visibleAt > latestVisible) latestVisible = r.visibleAt;
-      continue;
-    }
-    // a run superseded before the off: the correction that ended it is an input visible at the off
     const s = r.supersededAt;
     if (s !== undefined && s !== null && s < ctx.off && s > latestVisible) latestVisible = s;
   }

@@ -176,14 +176,16 @@ export class AnalyticsEngine {
     const race = this.adopt(this.state.peekRace(result.raceId) ?? (await this.state.race(result.raceId)));
     const current = race.result;
     const earlier = (race.earlierResults ??= []);
-    if (current && [current, ...earlier].some((r) => compareResultVersions(r, result) === 0)) {
+    if (
+      current &&
+      (compareResultVersions(current, result) === 0 || earlier.some((r) => compareResultVersions(r, result) === 0))
+    ) {
       this.counters.duplicates++;
       return null;
     }
     if (!current) race.result = result;
     else if (compareResultVersions(result, current) > 0) {
-      earlier.push(current);
-      earlier.sort(compareResultVersions);
+      earlier.push(current); // the greatest so far: the list stays in order
       race.result = result;
     } else {
       earlier.push(result);
