@@ -77,16 +77,8 @@ export function raceLinks(race: RaceState, onUnknownRunner: () => void): RaceLin
   const result = race.result;
   const card = effectiveCard(race.cards, result !== null)!;
   const declared = card.runners.filter((r) => !r.nonRunner);
-  const base = { ...raceFactsOf(card, latest.offTime), isHandicap: card.isHandicap };
   if (!result) {
-    return {
-      ...base,
-      kind: 'pending',
-      visibleAt: latest.offTime,
-      ran: 0,
-      runners: declared.map(runnerFactsOf),
-      earlier: NO_EARLIER,
-    };
+    return linksOf(card, latest.offTime, 'pending', latest.offTime, 0, declared.map(runnerFactsOf), NO_EARLIER);
   }
   const off = latest.offTime;
   // A superseded version counts from its own visibleAt until the next version's: only those published
@@ -109,12 +101,44 @@ export function raceLinks(race: RaceState, onUnknownRunner: () => void): RaceLin
     const runners = ranRunners(declared, card, versions[v]!, () => undefined);
     earlier.push({ visibleAt, until, ran: versions[v]!.runners.length, runners });
   }
+  return linksOf(
+    card,
+    off,
+    'ran',
+    from ?? Math.max(result.publishedAt, off),
+    result.runners.length,
+    ranRunners(declared, card, result, onUnknownRunner),
+    earlier,
+  );
+}
+
+/**
+ * A race's links, every field written out (as raceFactsOf's, then the links' own). Not an object spread
+ * of raceFactsOf's result with fields added: V8 (Node 20) builds such a literal slowly, with about 4 KB
+ * of garbage each (docs/performance.md, the twelfth session).
+ */
+function linksOf(
+  card: RaceCard,
+  off: number,
+  kind: RaceLinks['kind'],
+  visibleAt: number,
+  ran: number,
+  runners: RunnerFacts[],
+  earlier: EarlierVersion[],
+): RaceLinks {
   return {
-    ...base,
-    kind: 'ran',
-    visibleAt: from ?? Math.max(result.publishedAt, off),
-    ran: result.runners.length,
-    runners: ranRunners(declared, card, result, onUnknownRunner),
+    off,
+    courseId: card.courseId,
+    discipline: card.discipline,
+    surface: card.surface,
+    distanceYards: card.distanceYards,
+    goingGroup: goingGroupCode(card.going),
+    raceClass: card.raceClass,
+    isHandicap: card.isHandicap,
+    kind,
+    visibleAt,
+    ran,
+    runners,
     earlier,
   };
 }
@@ -149,8 +173,19 @@ function ranRunners(
       continue;
     }
     const finished = res.position >= 1;
+    // every field written out, not a spread of runnerFactsOf's result with fields added (see linksOf)
     runners.push({
-      ...runnerFactsOf(r),
+      horseId: r.horseId,
+      jockeyId: r.jockeyId,
+      trainerId: r.trainerId,
+      ownerId: r.ownerId,
+      sireId: r.sireId,
+      damId: r.damId,
+      damSireId: r.damSireId,
+      draw: r.draw,
+      officialRating: r.officialRating,
+      weightLbs: r.weightLbs,
+      headgear: canonicalHeadgear(r.headgear),
       position: res.position,
       figure: runFigure({
         position: res.position,
