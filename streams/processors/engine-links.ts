@@ -38,7 +38,10 @@ export function effectiveCard(cards: readonly RaceCard[], hasResult: boolean): R
   return eff ?? cards[0];
 }
 
-/** The race facts keys and vectors read, from the card used (the off from the latest version). */
+/**
+ * The race facts keys and vectors read, from the card used (the off from the latest version). `linksOf`
+ * writes the same fields out (keep the two in step).
+ */
 export function raceFactsOf(card: RaceCard, off: number): RaceFacts {
   return {
     off,
@@ -51,7 +54,7 @@ export function raceFactsOf(card: RaceCard, off: number): RaceFacts {
   };
 }
 
-/** A runner's card facts (no result yet). */
+/** A runner's card facts (no result yet). `ranRunners` writes the same fields out for a started runner (keep them in step). */
 export function runnerFactsOf(r: RaceCardRunner): RunnerFacts {
   return {
     horseId: r.horseId,
