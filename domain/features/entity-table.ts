@@ -470,9 +470,10 @@ function taggedKind(
     windowsMs: [lookbackMs],
     key: parent.key,
     vector: (r, race) => {
-      const v = [0, 0];
+      const own = vector(r, race);
+      const v = new Array<number>(2 + own.length);
       writeTag(tag(r, race), v, 0);
-      for (const x of vector(r, race)) v.push(x);
+      for (let d = 0; d < own.length; d++) v[2 + d] = own[d]!;
       return v;
     },
     features(src, { off, race, runner }, row) {

@@ -416,30 +416,43 @@ function sameRecord(a: Record<string, string>, b: Record<string, string>): boole
  * it changes what the state holds: bump STATE_FORMAT.
  */
 export function rowFingerprint(r: AnalyticsRow): string {
+  // (the two lanes written out, not a closure over them: about 30% less time a row, in
+  // bench/row-fingerprint.bench.ts. Object.values, not for-in: a row read back from Avro has
+  // enumerable methods on its prototype)
   let h1 = 0x9747b28c;
   let h2 = 0x5bd1e995;
-  const mix = (w: number): void => {
-    h1 = lane(h1, w);
-    h2 = lane(h2, w ^ 0x85ebca6b);
-  };
   for (const v of Object.values(r)) {
     if (typeof v === 'number') {
       F64[0] = v;
-      mix(1);
-      mix(U32[0]!);
-      mix(U32[1]!);
+      const lo = U32[0]!;
+      const hi = U32[1]!;
+      h1 = lane(h1, 1);
+      h2 = lane(h2, 1 ^ LANE2);
+      h1 = lane(h1, lo);
+      h2 = lane(h2, lo ^ LANE2);
+      h1 = lane(h1, hi);
+      h2 = lane(h2, hi ^ LANE2);
     } else if (typeof v === 'string') {
-      mix(2);
-      mix(v.length);
-      for (let i = 0; i < v.length; i++) mix(v.charCodeAt(i));
-    } else if (typeof v === 'boolean') {
-      mix(v ? 3 : 4);
+      h1 = lane(h1, 2);
+      h2 = lane(h2, 2 ^ LANE2);
+      h1 = lane(h1, v.length);
+      h2 = lane(h2, v.length ^ LANE2);
+      for (let i = 0; i < v.length; i++) {
+        const c = v.charCodeAt(i);
+        h1 = lane(h1, c);
+        h2 = lane(h2, c ^ LANE2);
+      }
     } else {
-      mix(5); // null (an absent optional value reads back as null)
+      const w = typeof v === 'boolean' ? (v ? 3 : 4) : 5; // 5: null (an absent optional value reads back as null)
+      h1 = lane(h1, w);
+      h2 = lane(h2, w ^ LANE2);
     }
   }
   return hex(fmix32(h1)) + hex(fmix32(h2));
 }
+
+/** What the second lane mixes into each word (the two lanes see different words). */
+const LANE2 = 0x85ebca6b;
 
 /**
  * Races whose row inputs (horses, index heads, window months) are made resident together, in a few
