@@ -5,9 +5,10 @@
  * Internal to the processor: not a topic value, so not registered.
  */
 import avro from 'avsc';
+import type { HorseRun } from '../../domain/features/horse.js';
 import type { ChunkedIndex, ChunkedIndexHead, YearBlock } from '../../state/aggregates/chunked-index.js';
 import { EventIndex } from '../../state/aggregates/event-index.js';
-import { avroBytes, slabBytes } from '../avro-bytes.js';
+import { avroBytes, avroBytesAfter, slabBytes } from '../avro-bytes.js';
 import { loadSchemaText } from '../serde.js';
 
 const card = JSON.parse(loadSchemaText('RaceCard')) as avro.Schema;
@@ -146,6 +147,130 @@ export const HORSE_TYPE = avro.Type.forSchema(
   } as avro.Schema,
   { omitRecordMethods: true },
 );
+
+const HORSE_RUN_TYPE = ((HORSE_TYPE as avro.types.RecordType).fields[0]!.type as avro.types.ArrayType).itemsType;
+/** HORSE_TYPE's fields after its runs: an Avro record is its fields' bytes end to end. */
+const HORSE_PENDING_TYPE = avro.Type.forSchema(
+  {
+    type: 'record',
+    name: 'HorsePending',
+    namespace: 'racing.internal',
+    fields: [
+      { name: 'pendingRaces', type: { type: 'array', items: 'string' } },
+      { name: 'pendingOffs', type: doubles },
+    ],
+  } as avro.Schema,
+  { omitRecordMethods: true },
+);
+const LONG_TYPE = avro.Type.forSchema('long');
+/** The Avro bytes of the counts 0..255 (a horse's runs are counted with one of them) */
+const SMALL_LONGS = Array.from({ length: 256 }, (_, n) => LONG_TYPE.toBuffer(n));
+const ZERO_LONG = SMALL_LONGS[0]!;
+
+/**
+ * A horse's runs as last encoded or read: the runs then (the objects themselves: a run is never changed
+ * in place, a changed run is a new object) and their Avro bytes end to end, with where each one's end.
+ * A horse is written at every checkpoint it changed in, mostly with one run more: its earlier runs' bytes
+ * are taken from here, not encoded again.
+ */
+export interface EncodedRuns {
+  readonly runs: readonly HorseRun[];
+  readonly ends: readonly number[];
+  readonly bytes: Uint8Array;
+}
+
+/**
+ * A horse's state record (HORSE_TYPE's bytes exactly), its runs' bytes taken from `kept` as far as its
+ * runs are still the same objects in the same places; returns the record (a view of the shared slab,
+ * as avroBytes) and what to keep for the next.
+ */
+export function encodeHorse(
+  runs: readonly HorseRun[],
+  pendingRaces: readonly string[],
+  pendingOffs: readonly number[],
+  kept: EncodedRuns | undefined,
+): { value: Buffer; kept: EncodedRuns } {
+  let now = kept;
+  let same = 0;
+  if (kept) {
+    const m = Math.min(runs.length, kept.runs.length);
+    while (same < m && runs[same] === kept.runs[same]) same++;
+  }
+  if (!kept || same < runs.length || same < kept.runs.length) {
+    const keep = same > 0 ? kept!.ends[same - 1]! : 0;
+    const ends = kept ? kept.ends.slice(0, same) : [];
+    const fresh: Buffer[] = [];
+    let length = keep;
+    for (let i = same; i < runs.length; i++) {
+      const b = avroBytes(HORSE_RUN_TYPE, runs[i]);
+      fresh.push(b);
+      length += b.length;
+      ends.push(length);
+    }
+    // (its own memory, not a view of the slab: it lives as long as the horse stays in memory)
+    const bytes = new Uint8Array(length);
+    if (keep > 0) bytes.set(kept!.bytes.subarray(0, keep), 0);
+    let pos = keep;
+    for (const b of fresh) {
+      bytes.set(b, pos);
+      pos += b.length;
+    }
+    now = { runs: runs.slice(), ends, bytes };
+  }
+  // an array is written as one block: its count, the items, then a count of zero (none at all: the zero)
+  const parts =
+    runs.length > 0
+      ? [SMALL_LONGS[runs.length] ?? LONG_TYPE.toBuffer(runs.length), now!.bytes, ZERO_LONG]
+      : [ZERO_LONG];
+  return { value: avroBytesAfter(parts, HORSE_PENDING_TYPE, { pendingRaces, pendingOffs }), kept: now! };
+}
+
+/** A horse's state record read back, with its runs' bytes kept for encodeHorse. */
+export function decodeHorse(buf: Buffer): {
+  runs: HorseRun[];
+  pendingRaces: string[];
+  pendingOffs: number[];
+  kept: EncodedRuns | undefined;
+} {
+  const runs: HorseRun[] = [];
+  const ends: number[] = [];
+  let pos = 0;
+  let from = -1;
+  let blocks = 0;
+  for (;;) {
+    const c = LONG_TYPE.decode(buf, pos) as { value: number; offset: number };
+    if (c.offset < 0) throw new Error('horse state: truncated runs');
+    pos = c.offset;
+    if (c.value === 0) break;
+    let count = c.value;
+    if (count < 0) {
+      // a block with its byte size (not written here, but valid Avro)
+      count = -count;
+      pos = (LONG_TYPE.decode(buf, pos) as { offset: number }).offset;
+    }
+    if (++blocks === 1) from = pos;
+    for (let k = 0; k < count; k++) {
+      const r = HORSE_RUN_TYPE.decode(buf, pos) as { value: HorseRun; offset: number };
+      if (r.offset < 0) throw new Error('horse state: truncated run');
+      runs.push(r.value);
+      pos = r.offset;
+      ends.push(pos - from);
+    }
+  }
+  const rest = HORSE_PENDING_TYPE.decode(buf, pos) as {
+    value: { pendingRaces: string[]; pendingOffs: number[] };
+    offset: number;
+  };
+  if (rest.offset !== buf.length)
+    throw new Error(`horse state: ${buf.length} bytes, the record ends at ${rest.offset}`);
+  // runs written as one block (as encodeHorse writes them) are kept as read: a copy of their bytes (the
+  // record's buffer may be a view of a larger one)
+  let kept: EncodedRuns | undefined;
+  if (blocks === 0) kept = { runs: [], ends: [], bytes: new Uint8Array(0) };
+  else if (blocks === 1)
+    kept = { runs: runs.slice(), ends, bytes: new Uint8Array(buf.subarray(from, from + ends.at(-1)!)) };
+  return { runs, pendingRaces: rest.value.pendingRaces, pendingOffs: rest.value.pendingOffs, kept };
+}
 
 /**
  * Doubles are stored as raw bytes in this host's byte order (a Float64Array's own bytes: no per-value

@@ -37,13 +37,15 @@ import type { BatchOp, StorePort } from '../../state/store-port.js';
 import { endianness } from 'node:os';
 import { avroBytes } from '../avro-bytes.js';
 import {
-  HORSE_TYPE,
+  type EncodedRuns,
   RACE_STATE_TYPE,
   decodeChunk,
+  decodeHorse,
   decodeHead,
   decodeYear,
   encodeChunk,
   encodeHead,
+  encodeHorse,
   encodeYearOf,
 } from './engine-state-codec.js';
 import type { ChunkedIndexHead, YearBlock } from '../../state/aggregates/chunked-index.js';
@@ -99,6 +101,8 @@ export interface HorseRecord {
    */
   pending: Map<string, number>;
   touched: number;
+  /** its runs as last written or read (encodeHorse): the bytes of those still the same are not encoded again */
+  encoded: EncodedRuns | undefined;
 }
 
 /** The store name of an indexed entity kind (entity-table.ts). */
@@ -290,11 +294,11 @@ export class EngineState {
     if (resident) return resident;
     let h: HorseRecord;
     if (buf) {
-      const rec = HORSE_TYPE.fromBuffer(buf) as { runs: HorseRun[]; pendingRaces: string[]; pendingOffs: number[] };
-      h = { runs: rec.runs, pending: new Map(), touched: this.now };
+      const rec = decodeHorse(buf);
+      h = { runs: rec.runs, pending: new Map(), touched: this.now, encoded: rec.kept };
       for (let i = 0; i < rec.pendingRaces.length; i++) h.pending.set(rec.pendingRaces[i]!, rec.pendingOffs[i]!);
     } else {
-      h = { runs: [], pending: new Map(), touched: this.now };
+      h = { runs: [], pending: new Map(), touched: this.now, encoded: undefined };
     }
     this.horses.set(horseId, h);
     return h;
@@ -572,14 +576,9 @@ export class EngineState {
     for (const id of this.dirtyHorses) {
       const h = this.horses.get(id);
       if (!h) continue;
-      put(
-        `h!${id}`,
-        avroBytes(HORSE_TYPE, {
-          runs: h.runs,
-          pendingRaces: [...h.pending.keys()],
-          pendingOffs: [...h.pending.values()],
-        }),
-      );
+      const { value, kept } = encodeHorse(h.runs, [...h.pending.keys()], [...h.pending.values()], h.encoded);
+      h.encoded = kept;
+      put(`h!${id}`, value);
     }
     // each kind's roll-up end at this checkpoint's stream time (the same for every index of the kind)
     const rollEnds = new Map(ENTITY_KINDS.map((k) => [k.kind, rollEndAt(this.now, this.rollYears ?? rollYearsOf(k))]));
