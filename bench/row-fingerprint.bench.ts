@@ -11,7 +11,7 @@
 import { parseArgs } from 'node:util';
 import avro from 'avsc';
 import type { AnalyticsRow } from '../domain/avro-types.generated.js';
-import { fmix32 } from '../domain/hash.js';
+import { fmix32, hex8, murmurRound } from '../domain/hash.js';
 import { rowFingerprint } from '../streams/processors/analytics-engine.js';
 import { loadSchemaText } from '../streams/serde.js';
 import { median } from './median.js';
@@ -37,8 +37,8 @@ function closureForm(r: AnalyticsRow): string {
   let h1 = 0x9747b28c;
   let h2 = 0x5bd1e995;
   const mix = (w: number): void => {
-    h1 = lane(h1, w);
-    h2 = lane(h2, w ^ 0x85ebca6b);
+    h1 = murmurRound(h1, w);
+    h2 = murmurRound(h2, w ^ 0x85ebca6b);
   };
   for (const v of Object.values(r)) {
     if (typeof v === 'number') {
@@ -56,22 +56,11 @@ function closureForm(r: AnalyticsRow): string {
       mix(5);
     }
   }
-  return hex(fmix32(h1)) + hex(fmix32(h2));
+  return hex8(fmix32(h1)) + hex8(fmix32(h2));
 }
 
 const F64 = new Float64Array(1);
 const U32 = new Uint32Array(F64.buffer);
-function lane(h: number, w: number): number {
-  let k = Math.imul(w, 0xcc9e2d51);
-  k = (k << 15) | (k >>> 17);
-  k = Math.imul(k, 0x1b873593);
-  h ^= k;
-  h = (h << 13) | (h >>> 19);
-  return (Math.imul(h, 5) + 0xe6546b64) | 0;
-}
-function hex(h: number): string {
-  return h.toString(16).padStart(8, '0');
-}
 
 for (let i = 0; i < n; i++) {
   const want = closureForm(plain[i]!);

@@ -14,7 +14,7 @@ import { compareCardVersions } from '../../domain/card-order.js';
 import { compareResultVersions } from '../../domain/result-order.js';
 import type { AnalyticsRow, Course, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
 import type { InputEvent } from '../../domain/events.js';
-import { fmix32 } from '../../domain/hash.js';
+import { fmix32, hex8, murmurRound } from '../../domain/hash.js';
 import { Linker, latestCard, raceLinks, rowKey, sameLinks } from './engine-links.js';
 import { EngineResidency } from './engine-residency.js';
 import { computeRows } from './engine-rows.js';
@@ -426,29 +426,29 @@ export function rowFingerprint(r: AnalyticsRow): string {
       F64[0] = v;
       const lo = U32[0]!;
       const hi = U32[1]!;
-      h1 = lane(h1, 1);
-      h2 = lane(h2, 1 ^ LANE2);
-      h1 = lane(h1, lo);
-      h2 = lane(h2, lo ^ LANE2);
-      h1 = lane(h1, hi);
-      h2 = lane(h2, hi ^ LANE2);
+      h1 = murmurRound(h1, 1);
+      h2 = murmurRound(h2, 1 ^ LANE2);
+      h1 = murmurRound(h1, lo);
+      h2 = murmurRound(h2, lo ^ LANE2);
+      h1 = murmurRound(h1, hi);
+      h2 = murmurRound(h2, hi ^ LANE2);
     } else if (typeof v === 'string') {
-      h1 = lane(h1, 2);
-      h2 = lane(h2, 2 ^ LANE2);
-      h1 = lane(h1, v.length);
-      h2 = lane(h2, v.length ^ LANE2);
+      h1 = murmurRound(h1, 2);
+      h2 = murmurRound(h2, 2 ^ LANE2);
+      h1 = murmurRound(h1, v.length);
+      h2 = murmurRound(h2, v.length ^ LANE2);
       for (let i = 0; i < v.length; i++) {
         const c = v.charCodeAt(i);
-        h1 = lane(h1, c);
-        h2 = lane(h2, c ^ LANE2);
+        h1 = murmurRound(h1, c);
+        h2 = murmurRound(h2, c ^ LANE2);
       }
     } else {
       const w = typeof v === 'boolean' ? (v ? 3 : 4) : 5; // 5: null (an absent optional value reads back as null)
-      h1 = lane(h1, w);
-      h2 = lane(h2, w ^ LANE2);
+      h1 = murmurRound(h1, w);
+      h2 = murmurRound(h2, w ^ LANE2);
     }
   }
-  return hex(fmix32(h1)) + hex(fmix32(h2));
+  return hex8(fmix32(h1)) + hex8(fmix32(h2));
 }
 
 /** What the second lane mixes into each word (the two lanes see different words). */
@@ -463,16 +463,3 @@ const ROWS_READY_SLICE = 2_000;
 
 const F64 = new Float64Array(1);
 const U32 = new Uint32Array(F64.buffer);
-
-function lane(h: number, w: number): number {
-  let k = Math.imul(w, 0xcc9e2d51);
-  k = (k << 15) | (k >>> 17);
-  k = Math.imul(k, 0x1b873593);
-  h ^= k;
-  h = (h << 13) | (h >>> 19);
-  return (Math.imul(h, 5) + 0xe6546b64) | 0;
-}
-
-function hex(h: number): string {
-  return h.toString(16).padStart(8, '0');
-}
