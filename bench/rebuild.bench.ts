@@ -1,6 +1,7 @@
 /**
  * Rebuild benchmark: generates the given range (all events, a complete history) and times
- * `racing rebuild` in a child process: races, rows, wall time, rows/s, the child's peak RSS and its phases.
+ * `racing rebuild` in a child process: races, rows, the processor's seconds and the view's after it, wall time,
+ * rows/s, the child's peak RSS and its phases.
  * `--modes embedded,kafka` measures both in the same run: Kafka mode on a real broker started for the
  * run (scripts/kafka/kafka.mjs) with the project's registry (`racing registry`).
  * `--day-after` then publishes one more day after the history (the day after `--to`: the cards, updates
@@ -71,6 +72,7 @@ async function measure(mode: string, extraEnv: Record<string, string>) {
       records: number;
       rows: number;
       seconds: number;
+      viewSeconds: number;
       takeoverRows?: number;
       phaseSeconds?: Record<string, number>;
     }>(env, ['rebuild', ...(mode === 'kafka' ? ['--yes'] : [])]);
@@ -84,6 +86,9 @@ async function measure(mode: string, extraEnv: Record<string, string>) {
       inputRecords: f.records,
       rows: f.rows,
       processSeconds: +f.seconds.toFixed(1),
+      // the view's catch-up after the processor's (the API's read model; cli/commands/pipeline.ts)
+      viewSeconds: +f.viewSeconds.toFixed(1),
+      processAndViewSeconds: +(f.seconds + f.viewSeconds).toFixed(1),
       wallSeconds: +wall.toFixed(1),
       rowsPerSecond: Math.round(f.rows / f.seconds),
       rowsPerSecondWall: Math.round(f.rows / wall),
@@ -112,6 +117,7 @@ async function measureDayAfter(env: NodeJS.ProcessEnv) {
     records: number;
     rows: number;
     seconds: number;
+    viewSeconds: number;
     loadSeconds: number;
   }>(env, ['process']);
   return {
@@ -119,6 +125,7 @@ async function measureDayAfter(env: NodeJS.ProcessEnv) {
     records: d.records,
     rows: d.rows,
     processSeconds: +d.seconds.toFixed(2),
+    viewSeconds: +d.viewSeconds.toFixed(2),
     loadSeconds: +d.loadSeconds.toFixed(2),
     commandWallSeconds: +wallSeconds.toFixed(2),
     peakRssMb,

@@ -4,12 +4,7 @@ import { formatGenerationSummary, generateFeed, generationSummary } from '../../
 import { addDays, parseDate, todayUtc } from '../../domain/time.js';
 import { RacingError } from '../../domain/errors.js';
 import { PerformanceObserver } from 'node:perf_hooks';
-import {
-  AnalyticsProcessor,
-  CATCH_UP_BATCH_RECORDS,
-  PHASES,
-  type ProcessorStats,
-} from '../../streams/processors/analytics-processor.js';
+import { AnalyticsProcessor, PHASES, type ProcessorStats } from '../../streams/processors/analytics-processor.js';
 import { PartitionOwnership } from '../../streams/processors/ownership.js';
 import { runViewMaterializer, viewTopics } from '../../streams/processors/view-materializer.js';
 import { instrumentLog } from '../../streams/metrics.js';
@@ -113,7 +108,10 @@ export interface ProcessFigures {
   rows: number;
   tombstones: number;
   deadLetters: number;
+  /** seconds of the processor's catch-up */
   seconds: number;
+  /** seconds of the view's catch-up after it (the read model the API serves; see processAll) */
+  viewSeconds: number;
   rowsPerSecond: number;
   /**
    * Kafka mode: rows emitted after the catch-up, when the instance joined the shared group and took
@@ -203,47 +201,11 @@ export async function openProcessor(
 }
 
 /**
- * Holds the view's input near the processor's: the view left free read the whole input history in the
- * first minutes of a rebuild, writing a record per card and result into the same LevelDB while the
- * processor's first batches waited on it (the first 60,000 of 1.6 M records took about 300 s longer
- * than on a two-year history). Released when the processor is caught up.
- */
-export class ViewLead {
-  #processed = 0;
-  #released = false;
-  #waiting: { upTo: number; resolve: () => void } | undefined;
-
-  constructor(private readonly lead: number) {}
-
-  /** undefined when the view may go on with `inputRecords` consumed; else a promise for when it may. */
-  wait(inputRecords: number): Promise<void> | undefined {
-    if (this.#released || inputRecords <= this.#processed + this.lead) return undefined;
-    return new Promise((resolve) => {
-      this.#waiting = { upTo: inputRecords, resolve };
-    });
-  }
-
-  processed(records: number): void {
-    this.#processed = records;
-    const w = this.#waiting;
-    if (w && w.upTo <= records + this.lead) {
-      this.#waiting = undefined;
-      w.resolve();
-    }
-  }
-
-  release(): void {
-    this.#released = true;
-    this.#waiting?.resolve();
-    this.#waiting = undefined;
-  }
-}
-
-/**
- * Runs the analytics processor until caught up, with the API's view following it concurrently (so the
- * view's store writes overlap the processor's work) but no more than a batch of input ahead of it
- * (ViewLead), then lets the view catch up. Returns the figures and the processor, which `serve` keeps
- * running.
+ * Runs the analytics processor until caught up, then the API's view until it has caught up with the
+ * processor's output. The view does not follow the processor meanwhile: beside it on the one thread it
+ * cost more than after it (three years: the processor 21% slower, the whole 6% slower, 10% more CPU and
+ * 12% more peak RSS; docs/performance.md, "The view after the processor"), and nothing reads the view
+ * before this returns. Returns the figures and the processor, which `serve` keeps running.
  */
 export async function processAll(
   rt: Runtime,
@@ -264,32 +226,12 @@ export async function processAll(
   const bar = progress('process', Math.max(total, 0), 'records');
   const gc = new GcTime();
   const showPhases = phasesInProgress();
-  const following = new AbortController();
-  // the view may read one batch of the processor's input ahead of it
-  const lead = new ViewLead(CATCH_UP_BATCH_RECORDS);
-  const view = (
-    untilCaughtUp: boolean,
-    signal?: AbortSignal,
-    gate?: (inputRecords: number) => Promise<void> | undefined,
-  ) =>
-    runViewMaterializer({
-      log: rt.log,
-      codecs: rt.codecs,
-      view: rt.view,
-      logger: rt.logger,
-      group: rt.groups.view,
-      untilCaughtUp,
-      ...(signal ? { signal } : {}),
-      ...(gate ? { gate } : {}),
-    });
-  const follower = view(false, following.signal, (n) => lead.wait(n));
   let caughtUpRows: number | undefined;
   try {
     await processor.run({
       untilCaughtUp: true,
       checkpointIntervalMs: rt.config.catchUpCheckpointMs,
       onBatch: (s) => {
-        lead.processed(s.records);
         bar.update(
           s.records,
           showPhases
@@ -307,16 +249,22 @@ export async function processAll(
     }
   } finally {
     gc.stop();
-    lead.release();
-    following.abort();
-    await follower;
   }
   const seconds = (performance.now() - started) / 1000;
   bar.finish(
     `${processor.stats.rowsEmitted} rows, ${processor.stats.tombstones} tombstones, ${processor.stats.deadLetters} dead letters`,
   );
   const viewBar = progress('materialise view', undefined, 'batches');
-  await view(true);
+  const viewStarted = performance.now();
+  await runViewMaterializer({
+    log: rt.log,
+    codecs: rt.codecs,
+    view: rt.view,
+    logger: rt.logger,
+    group: rt.groups.view,
+    untilCaughtUp: true,
+  });
+  const viewSeconds = (performance.now() - viewStarted) / 1000;
   viewBar.finish();
   return {
     races: processor.newRaceCount,
@@ -326,6 +274,7 @@ export async function processAll(
     tombstones: processor.stats.tombstones,
     deadLetters: processor.stats.deadLetters,
     seconds,
+    viewSeconds,
     rowsPerSecond: seconds > 0 ? processor.stats.rowsEmitted / seconds : 0,
     takeoverRows: caughtUpRows === undefined ? 0 : processor.stats.rowsEmitted - caughtUpRows,
     phaseSeconds: phaseSeconds(processor.stats, gc),

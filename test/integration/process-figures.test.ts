@@ -1,6 +1,6 @@
 /**
  * The figures `racing process` and `racing rebuild` print: where the processor's time went, by phase
- * (docs/performance.md reads them), beside the garbage collector's pauses.
+ * (docs/performance.md reads them), beside the garbage collector's pauses, and the view's catch-up after it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,9 +24,22 @@ describe('the processing figures', () => {
     const rt = await openRuntime(serviceConfigFromEnv(env), silentLogger());
     try {
       await generate(rt, { from: '2024-05-01', to: '2024-05-06', seed: 5 });
+      // when the view applied each of its batches
+      const applied: number[] = [];
+      const apply = rt.view.apply.bind(rt.view);
+      rt.view.apply = (events) => {
+        applied.push(performance.now());
+        return apply(events);
+      };
       const started = performance.now();
       const figures = await processAll(rt);
       const wallMs = performance.now() - started;
+
+      // the view catches up after the processor, not beside it, and its seconds are counted apart
+      expect(applied.length).toBeGreaterThan(0);
+      expect(Math.min(...applied)).toBeGreaterThanOrEqual(started + figures.seconds * 1000);
+      expect(figures.viewSeconds).toBeGreaterThan(0);
+      expect((figures.seconds + figures.viewSeconds) * 1000).toBeLessThanOrEqual(wallMs);
       const ms = figures.processor.stats.phaseMs;
 
       expect(Object.keys(ms).sort()).toEqual([...PHASES].sort());
