@@ -4,7 +4,12 @@ import { formatGenerationSummary, generateFeed, generationSummary } from '../../
 import { addDays, parseDate, todayUtc } from '../../domain/time.js';
 import { RacingError } from '../../domain/errors.js';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { AnalyticsProcessor, PHASES, type ProcessorStats } from '../../streams/processors/analytics-processor.js';
+import {
+  AnalyticsProcessor,
+  CATCH_UP_BATCH_RECORDS,
+  PHASES,
+  type ProcessorStats,
+} from '../../streams/processors/analytics-processor.js';
 import { PartitionOwnership } from '../../streams/processors/ownership.js';
 import { runViewMaterializer, viewTopics } from '../../streams/processors/view-materializer.js';
 import { instrumentLog } from '../../streams/metrics.js';
@@ -108,9 +113,9 @@ export interface ProcessFigures {
   rows: number;
   tombstones: number;
   deadLetters: number;
-  /** seconds of the processor's catch-up */
+  /** seconds of the processor's catch-up (the view following it, at most a batch of input ahead) */
   seconds: number;
-  /** seconds of the view's catch-up after it (the read model the API serves; see processAll) */
+  /** seconds the view took after it to catch up with the rest (the read model the API serves) */
   viewSeconds: number;
   rowsPerSecond: number;
   /**
@@ -201,11 +206,49 @@ export async function openProcessor(
 }
 
 /**
- * Runs the analytics processor until caught up, then the API's view until it has caught up with the
- * processor's output. The view does not follow the processor meanwhile: beside it on the one thread it
- * cost more than after it (three years: the processor 21% slower, the whole 6% slower, 10% more CPU and
- * 12% more peak RSS; docs/performance.md, "The view after the processor"), and nothing reads the view
- * before this returns. Returns the figures and the processor, which `serve` keeps running.
+ * Holds the view's input near the processor's: the view left free read the whole input history in the
+ * first minutes of a rebuild, writing a record per card and result into the same LevelDB while the
+ * processor's first batches waited on it (the first 60,000 of 1.6 M records took about 300 s longer
+ * than on a two-year history). Released when the processor is caught up.
+ */
+export class ViewLead {
+  #processed = 0;
+  #released = false;
+  #waiting: { upTo: number; resolve: () => void } | undefined;
+
+  constructor(private readonly lead: number) {}
+
+  /** undefined when the view may go on with `inputRecords` consumed; else a promise for when it may. */
+  wait(inputRecords: number): Promise<void> | undefined {
+    if (this.#released || inputRecords <= this.#processed + this.lead) return undefined;
+    return new Promise((resolve) => {
+      this.#waiting = { upTo: inputRecords, resolve };
+    });
+  }
+
+  processed(records: number): void {
+    this.#processed = records;
+    const w = this.#waiting;
+    if (w && w.upTo <= records + this.lead) {
+      this.#waiting = undefined;
+      w.resolve();
+    }
+  }
+
+  release(): void {
+    this.#released = true;
+    this.#waiting?.resolve();
+    this.#waiting = undefined;
+  }
+}
+
+/**
+ * Runs the analytics processor until caught up, with the API's view following it concurrently (so the
+ * view's store writes overlap the processor's work) but no more than a batch of input ahead of it
+ * (ViewLead), then lets the view catch up. Returns the figures and the processor, which `serve` keeps
+ * running. The view left to catch up after the processor instead cost less on three years but more on the
+ * full history, where its writes, all at the end, stalled LevelDB (docs/performance.md, "The view after
+ * the processor, tried").
  */
 export async function processAll(
   rt: Runtime,
@@ -226,12 +269,32 @@ export async function processAll(
   const bar = progress('process', Math.max(total, 0), 'records');
   const gc = new GcTime();
   const showPhases = phasesInProgress();
+  const following = new AbortController();
+  // the view may read one batch of the processor's input ahead of it
+  const lead = new ViewLead(CATCH_UP_BATCH_RECORDS);
+  const view = (
+    untilCaughtUp: boolean,
+    signal?: AbortSignal,
+    gate?: (inputRecords: number) => Promise<void> | undefined,
+  ) =>
+    runViewMaterializer({
+      log: rt.log,
+      codecs: rt.codecs,
+      view: rt.view,
+      logger: rt.logger,
+      group: rt.groups.view,
+      untilCaughtUp,
+      ...(signal ? { signal } : {}),
+      ...(gate ? { gate } : {}),
+    });
+  const follower = view(false, following.signal, (n) => lead.wait(n));
   let caughtUpRows: number | undefined;
   try {
     await processor.run({
       untilCaughtUp: true,
       checkpointIntervalMs: rt.config.catchUpCheckpointMs,
       onBatch: (s) => {
+        lead.processed(s.records);
         bar.update(
           s.records,
           showPhases
@@ -249,6 +312,9 @@ export async function processAll(
     }
   } finally {
     gc.stop();
+    lead.release();
+    following.abort();
+    await follower;
   }
   const seconds = (performance.now() - started) / 1000;
   bar.finish(
@@ -256,14 +322,7 @@ export async function processAll(
   );
   const viewBar = progress('materialise view', undefined, 'batches');
   const viewStarted = performance.now();
-  await runViewMaterializer({
-    log: rt.log,
-    codecs: rt.codecs,
-    view: rt.view,
-    logger: rt.logger,
-    group: rt.groups.view,
-    untilCaughtUp: true,
-  });
+  await view(true);
   const viewSeconds = (performance.now() - viewStarted) / 1000;
   viewBar.finish();
   return {

@@ -71,7 +71,7 @@ export type Phase = (typeof PHASES)[number];
  * time and 0.4 GB less peak RSS than 20,000 on the long history, and 5,000 more time
  * (docs/performance.md, "The full history measured to the end").
  */
-const CATCH_UP_BATCH_RECORDS = 10_000;
+export const CATCH_UP_BATCH_RECORDS = 10_000;
 
 /** Races recomputed per produce when a takeover or an idle flush has many. */
 const FLUSH_SLICE = 2_000;
