@@ -45,29 +45,17 @@ export function slabBytes(bytes: number): Buffer {
 
 /**
  * `parts` end to end, then the Avro binary of `value`, as one view of the shared slab (read-only, as
- * avroBytes' results): a record whose first fields' bytes the caller already has.
+ * avroBytes' results): a record whose first fields' bytes the caller already has. The parts are the
+ * header avroBytes leaves.
  */
 export function avroBytesAfter(parts: readonly Uint8Array[], type: avro.Type, value: unknown): Buffer {
   let length = 0;
   for (const p of parts) length += p.length;
-  for (;;) {
-    const start = used;
-    let missing = length - (slab.length - start);
-    if (missing <= 0) {
-      let pos = start;
-      for (const p of parts) {
-        slab.set(p, pos);
-        pos += p.length;
-      }
-      const end = type.encode(value, slab, pos);
-      if (end >= 0) {
-        used = end;
-        return slab.subarray(start, end);
-      }
-      missing = -end;
-    }
-    // did not fit: start a slab big enough for the parts and what the value was missing
-    slab = Buffer.allocUnsafe(Math.max(SLAB_BYTES, slab.length - start + missing));
-    used = 0;
+  const out = avroBytes(type, value, length);
+  let pos = 0;
+  for (const p of parts) {
+    out.set(p, pos);
+    pos += p.length;
   }
+  return out;
 }
