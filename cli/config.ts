@@ -41,6 +41,8 @@ const ServiceSchema = Type.Object({
   dailySnapshotsFrom: Type.Union([Type.Null(), Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])-01$' })]),
   /** the demo's live feed runs while serving (RACING_LIVE; default on in embedded mode, off in Kafka mode) */
   live: Type.Boolean(),
+  /** Linux: the nice value of the process's threads other than the event loop's (RACING_HELPER_NICE; 0: unchanged) */
+  helperNice: Type.Integer({ minimum: 0, maximum: 19 }),
 });
 
 export type ServiceConfig = Readonly<Static<typeof ServiceSchema>> & {
@@ -86,6 +88,7 @@ const NAMES: Record<string, string> = {
   '/checkpointSliceBytes': 'RACING_CHECKPOINT_SLICE_BYTES (1024..1073741824)',
   '/dailySnapshotsFrom': 'RACING_DAILY_SNAPSHOTS_FROM (YYYY-MM-01, the first day of a month)',
   '/live': 'RACING_LIVE (1 or 0)',
+  '/helperNice': 'RACING_HELPER_NICE (0..19)',
 };
 
 /** RACING_LIVE: 1/true/on or 0/false/off; unset: on in embedded mode, off in Kafka mode. */
@@ -138,6 +141,8 @@ export function serviceConfigFromEnv(env: Env): ServiceConfig {
     checkpointSliceBytes: int(env, 'RACING_CHECKPOINT_SLICE_BYTES', CHECKPOINT_SLICE_BYTES),
     dailySnapshotsFrom: env['RACING_DAILY_SNAPSHOTS_FROM']?.trim() || null,
     live: live(env, env['RACING_MODE']?.trim() || 'embedded'),
+    // the event loop's thread first (cli/thread-priority.ts)
+    helperNice: int(env, 'RACING_HELPER_NICE', 19),
   };
   if (!Value.Check(ServiceSchema, candidate)) {
     const problems = [...Value.Errors(ServiceSchema, candidate)].map((e) => {

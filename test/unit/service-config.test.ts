@@ -28,3 +28,15 @@ describe('checkpoint intervals', () => {
     expect((error as Error).message).toContain('RACING_CATCHUP_CHECKPOINT_MS');
   });
 });
+
+describe('helper threads nice value', () => {
+  it('is 19 by default, and 0..19 from RACING_HELPER_NICE', () => {
+    expect(serviceConfigFromEnv({}).helperNice).toBe(19);
+    expect(serviceConfigFromEnv({ RACING_HELPER_NICE: '0' }).helperNice).toBe(0);
+    expect(serviceConfigFromEnv({ RACING_HELPER_NICE: '7' }).helperNice).toBe(7);
+  });
+
+  it.each([['20'], ['-1'], ['high']])('refuses RACING_HELPER_NICE=%s, naming it', (v) => {
+    expect(() => serviceConfigFromEnv({ RACING_HELPER_NICE: v })).toThrow(/RACING_HELPER_NICE/);
+  });
+});
