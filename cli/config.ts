@@ -41,7 +41,7 @@ const ServiceSchema = Type.Object({
   dailySnapshotsFrom: Type.Union([Type.Null(), Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])-01$' })]),
   /** the demo's live feed runs while serving (RACING_LIVE; default on in embedded mode, off in Kafka mode) */
   live: Type.Boolean(),
-  /** Linux: the nice value of the process's threads other than the event loop's (RACING_HELPER_NICE; 0: unchanged) */
+  /** `process` and `rebuild` on Linux: the nice value of the threads other than the event loop's (RACING_HELPER_NICE; 0: unchanged) */
   helperNice: Type.Integer({ minimum: 0, maximum: 19 }),
 });
 

@@ -75,9 +75,14 @@ environment: RACING_DATA_DIR (./data), HOST (127.0.0.1), PORT (3000), RACING_PAR
              RACING_CATCHUP_CHECKPOINT_MS (RACING_CHECKPOINT_MS: while catching up),
              RACING_CHECKPOINT_SLICE_BYTES (33554432: a larger checkpoint is written in slices),
              RACING_LIVE (1 in embedded mode, 0 in Kafka mode: the demo's live feed while serving),
-             RACING_HELPER_NICE (19: Linux, the nice value of every thread but the event loop's; 0 leaves them)`;
+             RACING_HELPER_NICE (19: process and rebuild on Linux, the nice value of every thread but the
+             event loop's; 0 leaves them)`;
 
-const ENGINE_COMMANDS = new Set(['start', 'serve', 'process', 'rebuild']);
+/**
+ * Not `start` and `serve`: while serving, libuv's pool reads the store for the API's requests, and at
+ * nice 19 those reads would wait behind any other busy process on the machine.
+ */
+const REPLAY_COMMANDS = new Set(['process', 'rebuild']);
 
 const LIVE_MESSAGE =
   'live feed on: cards, race-day updates and results are published as their time comes (RACING_LIVE=0 turns it off)';
@@ -112,8 +117,8 @@ export async function main(argv: string[]): Promise<number> {
   const config = serviceConfigFromEnv(process.env);
   const logger = createLogger({ level: config.logLevel });
   const t0 = performance.now();
-  // the commands that run the engine: its thread before the helpers (cli/thread-priority.ts)
-  if (ENGINE_COMMANDS.has(command)) {
+  // the batch replays: the engine's thread before the helpers (cli/thread-priority.ts)
+  if (REPLAY_COMMANDS.has(command)) {
     lowerHelperThreads(config.helperNice, {
       onError: (e) => logger.warn({ err: e }, 'the helper threads keep their priority (RACING_HELPER_NICE)'),
     });

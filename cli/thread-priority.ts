@@ -1,10 +1,11 @@
 /**
  * The event loop's thread first: on Linux every other thread of this process gets a lower scheduling
- * priority (a higher nice value). Those threads are V8's platform workers (the collector's parallel and
- * concurrent work, compilation), libuv's pool (LevelDB's reads and writes) and LevelDB's compaction
- * thread. The event loop runs the engine, which is the service's bottleneck. On a two-core machine the
- * helpers and the loop otherwise share the cores evenly, and the loop waits behind them.
- * docs/performance.md, "The event loop's thread first", has the figures.
+ * priority (a higher nice value). `racing process` and `racing rebuild` use it (cli/racing.ts). The
+ * other threads are V8's platform workers (the collector's parallel and concurrent work, compilation),
+ * libuv's pool (LevelDB's reads and writes) and LevelDB's compaction thread. The event loop runs the
+ * engine, which is a replay's bottleneck. On a two-core machine the helpers and the loop otherwise share
+ * the cores evenly, and the loop waits behind them. docs/performance.md, "The event loop's thread
+ * first", has the figures.
  *
  * Linux keeps one nice value per thread: `setpriority(PRIO_PROCESS, tid)`, which is `os.setPriority(tid)`,
  * changes that thread alone. Threads also appear over time: libuv's pool on its first use, LevelDB's
