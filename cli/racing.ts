@@ -120,7 +120,8 @@ export async function main(argv: string[]): Promise<number> {
   // the batch replays: the engine's thread before the helpers (cli/thread-priority.ts)
   if (REPLAY_COMMANDS.has(command)) {
     lowerHelperThreads(config.helperNice, {
-      onError: (e) => logger.warn({ err: e }, 'the helper threads keep their priority (RACING_HELPER_NICE)'),
+      onError: (e) =>
+        logger.warn({ err: e }, 'could not lower the helper threads; those not yet lowered keep their priority'),
     });
   }
   switch (command) {
