@@ -23,13 +23,20 @@ export interface HelperPriority {
   stop(): void;
 }
 
-/** The thread ids of this process, and the id of the calling thread; undefined where /proc has no tasks. */
-function threads(): { own: number; all: number[] } | undefined {
+/** The id of the calling thread (/proc/thread-self -> "<pid>/task/<tid>"; it may be a worker thread), or undefined without /proc. */
+function ownThread(): number | undefined {
   try {
-    // /proc/thread-self -> "<pid>/task/<tid>": the calling thread, which may be a worker thread
     const own = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    const all = readdirSync('/proc/self/task').map(Number);
-    return Number.isInteger(own) ? { own, all } : undefined;
+    return Number.isInteger(own) ? own : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The thread ids of this process, or undefined when /proc cannot list them. */
+function threads(): number[] | undefined {
+  try {
+    return readdirSync('/proc/self/task').map(Number);
   } catch {
     return undefined;
   }
@@ -48,17 +55,23 @@ export function lowerHelperThreads(
   const seen = new Set<number>();
   let lowered = 0;
   let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
   const stop = () => {
-    stopped = true;
-    if (timer) clearInterval(timer);
+    clearInterval(timer);
     timer = undefined;
   };
+  const handle: HelperPriority = {
+    get lowered() {
+      return lowered;
+    },
+    stop,
+  };
+  const own = nice === 0 || process.platform !== 'linux' ? undefined : ownThread();
+  if (own === undefined) return handle;
   const pass = () => {
-    const t = threads();
-    if (!t) return stop();
-    for (const tid of t.all) {
-      if (tid === t.own || seen.has(tid)) continue;
+    const all = threads();
+    if (!all) return stop();
+    for (const tid of all) {
+      if (tid === own || seen.has(tid)) continue;
       seen.add(tid);
       try {
         setPriority(tid, nice);
@@ -71,17 +84,9 @@ export function lowerHelperThreads(
       }
     }
   };
-  const handle: HelperPriority = {
-    get lowered() {
-      return lowered;
-    },
-    stop,
-  };
-  if (nice === 0 || process.platform !== 'linux') return handle;
+  // the timer first, so that a first pass that fails stops it
+  timer = setInterval(pass, options.intervalMs ?? 1_000);
+  timer.unref();
   pass();
-  if (!stopped) {
-    timer = setInterval(pass, options.intervalMs ?? 1_000);
-    timer.unref();
-  }
   return handle;
 }
