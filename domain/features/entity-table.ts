@@ -110,12 +110,6 @@ interface EntityKindBase {
    */
   readonly tagged?: boolean;
   /**
-   * (tagged) Every dimension of its vectors after the tag is an integer (a count): a window's whole
-   * months are the difference of the tag's cumulative totals, exact in any order, instead of a walk
-   * over each month's totals (`ChunkedIndex.integralTags`). Checked at every change of the index.
-   */
-  readonly integralTags?: boolean;
-  /**
    * Family R reads a field of this kind in every row of the race (the jockey's and the trainer's win
    * rates): a provisional row depends on this kind's history of every runner, and its computedAtUtc
    * counts the latest of them.
@@ -464,7 +458,6 @@ function taggedKind(
   vector: (r: RunnerFacts, race: RaceFacts) => number[],
   width: number,
   write: (row: AnalyticsRow, w: WindowCounts) => void,
-  integralTags = false,
 ): RunnerEntityKind {
   const scratch = windowCounts(width);
   const today = [0, 0];
@@ -472,7 +465,6 @@ function taggedKind(
     kind,
     within: parent,
     tagged: true,
-    integralTags,
     per: 'runner',
     width: 2 + width,
     windowsMs: [lookbackMs],
@@ -517,15 +509,8 @@ function taggedWinKind(
   lookbackMs: number,
   write: (row: AnalyticsRow, runs: number, winRate: number) => void,
 ): RunnerEntityKind {
-  return taggedKind(
-    kind,
-    parent,
-    tag,
-    lookbackMs,
-    winVector,
-    WIN_ONLY,
-    (row, w) => write(row, w.n, rate(w.sums[0]!, w.n)),
-    true, // runs and wins: counts
+  return taggedKind(kind, parent, tag, lookbackMs, winVector, WIN_ONLY, (row, w) =>
+    write(row, w.n, rate(w.sums[0]!, w.n)),
   );
 }
 

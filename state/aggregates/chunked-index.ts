@@ -31,7 +31,7 @@
  */
 import { resetCounts, windowCounts } from '../../domain/features/window-source.js';
 import { startOfNextUtcMonth, startOfNextUtcYear, startOfUtcMonth, startOfUtcYear } from '../../domain/time.js';
-import { EventIndex, TAG_TOTAL_HEAD, type WindowCounts, zeros } from './event-index.js';
+import { EventIndex, TAG_TOTAL_HEAD, type WindowCounts } from './event-index.js';
 
 /** Room for this many events in a new month's chunk: most keys (owners, dams, the composite keys) have one or two a month; busy ones grow by doubling. */
 const NEW_CHUNK_CAPACITY = 4;
@@ -129,8 +129,6 @@ const LAST_SUMS = 7;
 const PN = 0;
 const PMAX = 1;
 const PS = 2;
-/** doubles before the sums in each slot of ChunkedIndex.tagCum: the count, the latest visibleAt and its month */
-const TAG_CUM_HEAD = 3;
 
 export class ChunkedIndex {
   /** doubles per month in `m` */
@@ -196,13 +194,7 @@ export class ChunkedIndex {
     private readonly yearLoader?: YearLoader,
     /** dimensions 0 and 1 of every event are a second key's tag (`windowTagged`): totals per tag are kept per month */
     readonly tagged = false,
-    /**
-     * (tagged) every dimension after the tag is an integer (a count): a tagged window's whole months are
-     * answered from cumulative totals per tag (`tagCum`), a difference that is exact in any order
-     */
-    readonly integralTags = false,
   ) {
-    if (integralTags && !tagged) throw new Error('integral tag totals need a tagged index');
     this.stride = SUMS + width;
     this.m = new Array<number>(Math.max(1, capacity) * this.stride).fill(0);
     this.p = new Array<number>(PS + width).fill(0);
@@ -217,7 +209,6 @@ export class ChunkedIndex {
     loader?: ChunkLoader,
     yearLoader?: YearLoader,
     tagged = false,
-    integralTags = false,
   ): ChunkedIndex {
     const want = unrolledYears(head);
     if (blocks.length !== want.length) {
@@ -228,7 +219,7 @@ export class ChunkedIndex {
       throw new Error(`a roll-up of ${head.roll.length} doubles does not hold width ${width}`);
     }
     const total = monthsIn(blocks, width, tagged);
-    const idx = new ChunkedIndex(width, loader, total + (rolled ? 1 : 0), yearLoader, tagged, integralTags);
+    const idx = new ChunkedIndex(width, loader, total + (rolled ? 1 : 0), yearLoader, tagged);
     const m = idx.m;
     if (rolled) {
       const r = head.roll;
@@ -349,8 +340,6 @@ export class ChunkedIndex {
     this.residentFrom -= k - 1;
     this.rolledYears = years;
     this.prefixValid = 0; // (entry 0 of the prefixes is the empty prefix, never rewritten)
-    this.tagCumTo = -1;
-    this.tagCum = [];
     this.headDirty = true;
     return true;
   }
@@ -394,8 +383,6 @@ export class ChunkedIndex {
     this.residentFrom += k - 1;
     this.rolledYears = null;
     this.prefixValid = 0; // (ensurePrefix grows the prefixes; their entry 0 is the empty prefix)
-    this.tagCumTo = -1;
-    this.tagCum = [];
   }
 
   /** The summary block of the year starting at `year` (its months as they are now). */
@@ -612,11 +599,6 @@ export class ChunkedIndex {
     }
     const c = this.chunks[i];
     if (!c) throw new MissingChunkError(start);
-    if (this.integralTags) {
-      for (let d = 2; d < vec.length; d++) {
-        if (!Number.isInteger(vec[d])) throw new Error(`event ${key}: dimension ${d} is ${vec[d]}, not an integer`);
-      }
-    }
     c.upsert(key, off, visibleAt, vec);
     this.summarise(i);
   }
@@ -766,7 +748,6 @@ export class ChunkedIndex {
       if (lv > latest) latest = lv;
     }
     if (!acc || we === ws) return latest;
-    if (this.integralTags) return this.addWholeMonthsExact(ws, we, ta, tb, acc, latest);
     // then the whole months' totals, summed from zero in month order: the same bits whether or not the
     // sum is the one kept from the previous query (the rows of a day ask the same jockey and course again)
     const pw = this.width - 2;
@@ -795,125 +776,6 @@ export class ChunkedIndex {
     for (let d = 0; d < pw; d++) sums[d]! += w[LAST_SUMS + d]!;
     return Math.max(latest, w[LAST_LATEST]!);
   }
-
-  /**
-   * scanTagged's whole months [ws, we) for an index whose tagged dimensions are integers: the tag's
-   * cumulative totals at we less those at ws, added to `acc`; returns the latest visibleAt, the larger of
-   * `latest` and that of the tag in the last month before we holding it. Integers below 2^53 add and
-   * subtract exactly in any order, so the answer has the bits of the walk over the months' totals.
-   */
-  private addWholeMonthsExact(
-    ws: number,
-    we: number,
-    ta: number,
-    tb: number,
-    acc: WindowCounts,
-    latest: number,
-  ): number {
-    this.ensureTagCum(we);
-    const s = this.slotOf(ta, tb);
-    if (s < 0) return latest;
-    const pw = this.width - 2;
-    const CS = TAG_CUM_HEAD + pw;
-    const hi = this.tagCum[we]!;
-    const lo = this.tagCum[ws]!;
-    const o = s * CS;
-    if (o >= hi.length) return latest; // (the tag first appears at or after we)
-    const has = o < lo.length;
-    const n = hi[o]! - (has ? lo[o]! : 0);
-    if (n === 0) return latest;
-    acc.n += n;
-    const sums = acc.sums;
-    for (let d = 0; d < pw; d++) sums[d]! += hi[o + TAG_CUM_HEAD + d]! - (has ? lo[o + TAG_CUM_HEAD + d]! : 0);
-    // the tag's latest visibleAt over the months before we, when a month from ws on holds it; else (a
-    // month before the window holds a result published after every one of the window's) a walk
-    if (hi[o + 2]! - 1 >= ws) return Math.max(latest, hi[o + 1]!);
-    const T = TAG_TOTAL_HEAD + pw;
-    for (let i = ws; i < we; i++) {
-      const tg = this.tagsAt(i)!;
-      for (let q = 0; q < tg.length; q += T) {
-        if (tg[q] === ta && tg[q + 1] === tb) {
-          if (tg[q + 3]! > latest) latest = tg[q + 3]!;
-          break;
-        }
-      }
-    }
-    return latest;
-  }
-
-  /** Makes the cumulative totals per tag valid up to entry `upTo` (months before it). */
-  private ensureTagCum(upTo: number): void {
-    const base = this.rolledYears ? 1 : 0;
-    if (this.tagCumTo < base) {
-      this.tagCum[base] = [];
-      this.tagCumTo = base;
-    }
-    const pw = this.width - 2;
-    const CS = TAG_CUM_HEAD + pw;
-    const T = TAG_TOTAL_HEAD + pw;
-    for (let i = this.tagCumTo; i < upTo; i++) {
-      const prev = this.tagCum[i]!;
-      const tg = this.tagsAt(i)!;
-      const slots = this.slotScratch;
-      slots.length = 0;
-      for (let q = 0; q < tg.length; q += T) slots.push(this.slotOf(tg[q]!, tg[q + 1]!, true));
-      // an entry past the valid ones is rewritten in place (most changes are to the last months: the
-      // entries after them are remade at every batch, and new arrays each time were garbage to collect)
-      const need = this.slotA.length * CS;
-      let next = this.tagCum[i + 1];
-      if (next === undefined) next = zeros(need);
-      else next.length = Math.min(next.length, need);
-      for (let x = 0; x < prev.length; x++) next[x] = prev[x]!;
-      for (let x = prev.length; x < need; x++) next[x] = 0;
-      for (let q = 0, e = 0; q < tg.length; q += T, e++) {
-        const o = slots[e]! * CS;
-        next[o]! += tg[q + 2]!;
-        if (next[o + 2] === 0 || tg[q + 3]! >= next[o + 1]!) {
-          next[o + 1] = tg[q + 3]!;
-          next[o + 2] = i + 1;
-        }
-        for (let d = 0; d < pw; d++) next[o + TAG_CUM_HEAD + d]! += tg[q + TAG_TOTAL_HEAD + d]!;
-      }
-      this.tagCum[i + 1] = next;
-    }
-    if (upTo > this.tagCumTo) this.tagCumTo = upTo;
-  }
-
-  /** The slot of tag (a, b) in the cumulative totals, -1 when it has none (`add`: made when missing). */
-  private slotOf(a: number, b: number, add = false): number {
-    // a small-integer hash of the tag as the map's key: a tag's doubles as keys were boxed at every call
-    const h = ((a % 1_000_000_007) * 31 + (b % 1_000_000_009)) % 1_073_741_823;
-    let s = this.slotHead.get(h);
-    while (s !== undefined && s >= 0) {
-      if (this.slotA[s] === a && this.slotB[s] === b) return s;
-      s = this.slotNext[s]!;
-    }
-    if (!add) return -1;
-    const n = this.slotA.length;
-    this.slotA.push(a);
-    this.slotB.push(b);
-    this.slotNext.push(this.slotHead.get(h) ?? -1);
-    this.slotHead.set(h, n);
-    return n;
-  }
-
-  /**
-   * (integralTags) Cumulative totals per tag: entry i holds, for each tag's slot, `TAG_CUM_HEAD + width
-   * - 2` doubles over the months [base, i) (base 1 when position 0 is a roll-up, which has no totals
-   * per tag).
-   * Entries up to `tagCumTo` are valid; a change of month i leaves entries up to i valid.
-   * Per slot: the count, the latest visibleAt and 1 + the position of the last month with it (0: none
-   * yet), then the sums.
-   */
-  private tagCum: number[][] = [];
-  private tagCumTo = -1;
-  /** (integralTags) a tag's slot: the first slot of the tag's hash (slotOf), then slotNext */
-  private readonly slotHead = new Map<number, number>();
-  /** ensureTagCum's slots of a month's tags */
-  private readonly slotScratch: number[] = [];
-  private readonly slotA: number[] = [];
-  private readonly slotB: number[] = [];
-  private readonly slotNext: number[] = [];
 
   /**
    * The whole months' part of the last tagged query: [tagsVersion, ws, we, a, b, n, latest, sums..]
@@ -1147,8 +1009,6 @@ export class ChunkedIndex {
 
   private invalidate(i: number): void {
     if (i < this.prefixValid) this.prefixValid = i;
-    // entry i of the cumulative totals per tag counts the months before i: still valid
-    if (i < this.tagCumTo) this.tagCumTo = i;
   }
 
   private ensurePrefix(): void {

@@ -71,7 +71,7 @@ export const TAG_TOTAL_HEAD = 4;
  * double elements kind at once rather than starting as small integers and converting on the first
  * fractional value.
  */
-export function zeros(len: number): number[] {
+function zeros(len: number): number[] {
   const a = new Array<number>(len);
   a.fill(0.5);
   a.fill(0);

@@ -385,10 +385,10 @@ export class EngineState {
           return years.map((y, i) => yearBlockOf(kind, id, y, bufs[i]));
         }
       : undefined;
-    const { width, tagged = false, integralTags = false } = kindOf(kind);
+    const { width, tagged = false } = kindOf(kind);
     const idx = stored
-      ? ChunkedIndex.fromHead(width, stored.head, stored.blocks, loader, yearLoader, tagged, integralTags)
-      : new ChunkedIndex(width, loader, undefined, yearLoader, tagged, integralTags);
+      ? ChunkedIndex.fromHead(width, stored.head, stored.blocks, loader, yearLoader, tagged)
+      : new ChunkedIndex(width, loader, undefined, yearLoader, tagged);
     idx.touched = this.now;
     this.indexesOf(kind).set(id, idx);
     this.indexIds.set(idx, [kind, id]);
