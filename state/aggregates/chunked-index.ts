@@ -120,22 +120,15 @@ const N = 2; // events
 const MAXV = 3; // latest visibleAt, -Infinity when empty
 const USED = 4; // stream time (the index's `touched`) a query last needed the chunk in detail, or it was loaded
 const DIRTY = 5; // 1 when changed since the last takeDirty
-const STAMP = 6; // a tagged index's clock (`tagClock`) when the month's totals per tag last changed
-const SUMS = 7;
-// The fields of an entry of `ChunkedIndex.tagKept` (then the sums from KEPT_SUMS on).
-const KEPT_B = 0; // the tag's second double (the map's key is its first)
-const KEPT_WE = 1; // the whole months [keptWs, we) summed
-const KEPT_MADE = 2; // the index's tagClock when they were summed
-const KEPT_N = 3;
-const KEPT_LATEST = 4;
-const KEPT_SUMS = 5;
-/** tags kept per index before the kept sums are dropped and made again as asked */
-const TAG_KEPT_MAX = 256;
+const SUMS = 6;
+// The fields of `ChunkedIndex.lastTagged` after its key (then the sums from LAST_SUMS on).
+const LAST_N = 5;
+const LAST_LATEST = 6;
+const LAST_SUMS = 7;
 // The fields of one prefix entry in `ChunkedIndex.p` (then its `width` sums from PS on).
 const PN = 0;
 const PMAX = 1;
-const PSTAMP = 2; // the latest STAMP of the months before (a tagged index)
-const PS = 3;
+const PS = 2;
 
 export class ChunkedIndex {
   /** doubles per month in `m` */
@@ -341,7 +334,7 @@ export class ChunkedIndex {
     for (let d = 0; d < w; d++) m[SUMS + d] = sums[d]!;
     this.chunks.splice(0, k, null);
     if (this.tagged) this.tags.splice(0, k, null);
-    this.tagKept = null;
+    this.tagsVersion++;
     this.len = len;
     this.absent -= k - 1;
     this.residentFrom -= k - 1;
@@ -384,7 +377,7 @@ export class ChunkedIndex {
     this.m = m;
     this.chunks.splice(0, 1, ...new Array<EventIndex | null>(k).fill(null));
     if (this.tagged) this.tags.splice(0, 1, ...tagsIn(blocks, w));
-    this.tagKept = null;
+    this.tagsVersion++;
     this.len += k - 1;
     this.absent += k - 1;
     this.residentFrom += k - 1;
@@ -601,8 +594,6 @@ export class ChunkedIndex {
       if (i < this.residentFrom) this.residentFrom = i; // (later positions shift up: still none resident below)
       this.insertMonth(i, start);
       this.chunks.splice(i, 0, new EventIndex(this.width, NEW_CHUNK_CAPACITY));
-      // (a tagged index's kept sums need nothing here: a month opened before their end is a change
-      // there, its stamp newer than they are)
       if (this.tagged) this.tags.splice(i, 0, undefined);
       this.invalidate(i);
     }
@@ -757,67 +748,43 @@ export class ChunkedIndex {
       if (lv > latest) latest = lv;
     }
     if (!acc || we === ws) return latest;
-    // then the whole months' totals, summed from zero in month order: the same bits whether they are
-    // summed now or kept from an earlier query of the same tag over [ws, we0) and extended by the months
-    // [we0, we) (none of [ws, we0) changed since: their stamps are older, PSTAMP)
+    // then the whole months' totals, summed from zero in month order: the same bits whether or not the
+    // sum is the one kept from the previous query (the rows of a day ask the same jockey and course again)
     const pw = this.width - 2;
-    let kept = this.tagKept;
-    if (kept === null || this.keptWs !== ws) {
-      // every window of the index asked at one time starts at the same month: sums kept from an
-      // earlier first month are never asked again while the days go forward
-      kept = this.tagKept = new Map<number, number[]>();
-      this.keptWs = ws;
-    }
-    let w = kept.get(ta);
-    let from0 = ws;
-    if (
-      w !== undefined &&
-      w[KEPT_B] === tb &&
-      w[KEPT_WE]! <= we &&
-      // no month before we0 changed since (a change before ws, rare, drops them too): one read, where a
-      // look at each month's stamp would reach as many places in memory as the walk it saves
-      this.p[w[KEPT_WE]! * (PS + this.width) + PSTAMP]! <= w[KEPT_MADE]!
-    ) {
-      from0 = w[KEPT_WE]!;
-    } else w = undefined;
-    if (w === undefined) {
-      if (kept.size >= TAG_KEPT_MAX) kept.clear();
-      w = new Array<number>(KEPT_SUMS + pw).fill(0);
-      w[KEPT_B] = tb;
-      kept.set(ta, w);
-    }
-    if (from0 < we) {
+    const w = (this.lastTagged ??= new Array<number>(LAST_SUMS + pw).fill(0));
+    if (w[0] !== this.tagsVersion || w[1] !== ws || w[2] !== we || w[3] !== ta || w[4] !== tb) {
+      w.fill(0);
+      w[0] = this.tagsVersion;
+      w[1] = ws;
+      w[2] = we;
+      w[3] = ta;
+      w[4] = tb;
       const T = TAG_TOTAL_HEAD + pw;
-      for (let i = from0; i < we; i++) {
+      for (let i = ws; i < we; i++) {
         const tg = this.tagsAt(i)!;
         for (let q = 0; q < tg.length; q += T) {
           if (tg[q] !== ta || tg[q + 1] !== tb) continue;
-          w[KEPT_N]! += tg[q + 2]!;
-          if (tg[q + 3]! > w[KEPT_LATEST]!) w[KEPT_LATEST] = tg[q + 3]!;
-          for (let d = 0; d < pw; d++) w[KEPT_SUMS + d]! += tg[q + TAG_TOTAL_HEAD + d]!;
+          w[LAST_N]! += tg[q + 2]!;
+          if (tg[q + 3]! > w[LAST_LATEST]!) w[LAST_LATEST] = tg[q + 3]!;
+          for (let d = 0; d < pw; d++) w[LAST_SUMS + d]! += tg[q + TAG_TOTAL_HEAD + d]!;
           break;
         }
       }
-      w[KEPT_WE] = we;
-      w[KEPT_MADE] = this.tagClock;
     }
-    acc.n += w[KEPT_N]!;
+    acc.n += w[LAST_N]!;
     const sums = acc.sums;
-    for (let d = 0; d < pw; d++) sums[d]! += w[KEPT_SUMS + d]!;
-    return Math.max(latest, w[KEPT_LATEST]!);
+    for (let d = 0; d < pw; d++) sums[d]! += w[LAST_SUMS + d]!;
+    return Math.max(latest, w[LAST_LATEST]!);
   }
 
   /**
-   * A tagged index's whole-month sums per tag kept from earlier queries (tag's first double -> entry,
-   * KEPT_*): the rows of a day, and of the days after it until the window's first whole month moves,
-   * ask the same jockey and course again. Null until the first; dropped whenever months move, and made
-   * anew when the windows' first whole month changes (`keptWs`).
+   * The whole months' part of the last tagged query: [tagsVersion, ws, we, a, b, n, latest, sums..]
+   * (scanTagged); null until the first. (Its version starts at 0 and its window empty, so a first query
+   * over a whole month never matches the zeros it is made with: ws < we.)
    */
-  private tagKept: Map<number, number[]> | null = null;
-  /** the first whole month (a position) of the windows whose sums `tagKept` holds */
-  private keptWs = 0;
-  /** counts changes to a tagged index's months' totals per tag (each month's STAMP) */
-  private tagClock = 0;
+  private lastTagged: number[] | null = null;
+  /** changes whenever a month's totals per tag may change or the months move (the kept part is then stale) */
+  private tagsVersion = 0;
 
   /**
    * The off of the latest event off before t, visible at t, with vector dimension `dim` > 0 (e.g. the
@@ -995,7 +962,7 @@ export class ChunkedIndex {
     const c = this.chunks[i]!;
     if (this.tagged) {
       this.tags[i] = undefined; // (made again when read: a month's events change many times between reads)
-      this.m[o + STAMP] = ++this.tagClock;
+      this.tagsVersion++;
     }
     const m = this.m;
     m[o + N] = c.totalsInto(m, o + SUMS);
@@ -1059,7 +1026,6 @@ export class ChunkedIndex {
       const r = q + P;
       p[r + PN] = p[q + PN]! + m[o + N]!;
       p[r + PMAX] = Math.max(p[q + PMAX]!, m[o + MAXV]!);
-      p[r + PSTAMP] = Math.max(p[q + PSTAMP]!, m[o + STAMP]!);
       for (let d = 0; d < w; d++) p[r + PS + d] = p[q + PS + d]! + m[o + SUMS + d]!;
     }
     this.prefixValid = len;
