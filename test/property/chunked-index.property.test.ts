@@ -175,8 +175,8 @@ describe('ChunkedIndex (property)', () => {
             // a tagged window: the whole months from their totals per tag, the rest in detail (loaded first)
             const [ta, tb] = o.tag;
             // the window asked, then (when it has a start) the same tag from a month earlier and a month
-            // later: windows of one tag whose first whole month differs by one, as the days of a 5-year window
-            // move, so that sums kept from one are offered to the next, across the changes in between
+            // later: windows of one tag whose first whole month differs by one, as the days of a 5-year
+            // window move, asked one after the other across the changes in between
             const starts = Number.isFinite(from) ? [from, from - 31 * DAY, from + 31 * DAY] : [from];
             for (const tf of starts) {
               if (tf >= at) continue;
@@ -212,7 +212,7 @@ describe('ChunkedIndex (property)', () => {
                 tagged.latestVisible,
               ]);
               // and as an index made now from the same events, asked nothing before: the whole months'
-              // sums kept from earlier queries (and extended by later months) are the ones summed from zero
+              // sums kept from the query before are the ones summed from zero
               const fresh = new ChunkedIndex(3, undefined, undefined, undefined, true);
               for (const [key, e] of events) fresh.upsert(key, e.off, e.vis, e.vec);
               const first = fresh.windowTagged(tf, at, ta!, tb!);
