@@ -197,7 +197,6 @@ describe('ChunkedIndex (property)', () => {
               expect(Math.abs(tagged.sums[0]! - want.sum)).toBeLessThan(1e-9);
               const flatTagged = flat.windowTagged(tf, at, ta!, tb!);
               expect([flatTagged.n, flatTagged.latestVisible]).toEqual([want.n, want.latest]);
-              // the same bits as the index that never evicted, reloaded or rolled anything up
               // asked again (the whole months' part kept from the query before): the same bits
               const twice = chunked.windowTagged(tf, at, ta!, tb!);
               expect([twice.n, twice.sums[0], twice.latestVisible]).toEqual([
@@ -205,6 +204,7 @@ describe('ChunkedIndex (property)', () => {
                 tagged.sums[0],
                 tagged.latestVisible,
               ]);
+              // the same bits as the index that never evicted, reloaded or rolled anything up
               const again = resident.windowTagged(tf, at, ta!, tb!);
               expect([again.n, again.sums[0], again.latestVisible]).toEqual([
                 tagged.n,
@@ -247,9 +247,9 @@ describe('ChunkedIndex (property)', () => {
     // the runs did roll months up and read them back (the property is not vacuous for them)
     expect(rolls).toBeGreaterThan(50);
     expect(expansions).toBeGreaterThan(20);
-    // most tagged windows were asked with events under their tag (about 1,700 of 5,000 in a run)
-    expect(taggedHits).toBeGreaterThan(1000);
-    expect(queries).toBeGreaterThan(3000);
+    // tagged windows asked with events under their tag: about 2,400 of 8,300 in a run
+    expect(taggedHits).toBeGreaterThan(1500);
+    expect(queries).toBeGreaterThan(6000);
   });
 
   it('throws, rather than answering, when a needed month is not in memory', () => {
