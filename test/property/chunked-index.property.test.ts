@@ -21,6 +21,8 @@ import { EventIndex } from '../../state/aggregates/event-index.js';
 import { decodeChunk, encodeChunk } from '../../streams/processors/engine-state-codec.js';
 
 const DAY = 86_400_000;
+/** A window's count, first sum and latest visibleAt: compared to the bit with toEqual. */
+const bits = (w: { n: number; sums: number[]; latestVisible: number }) => [w.n, w.sums[0], w.latestVisible];
 const BASE = Date.parse('2020-01-01T00:00:00Z');
 
 const op = fc.oneof(
@@ -199,28 +201,16 @@ describe('ChunkedIndex (property)', () => {
               expect([flatTagged.n, flatTagged.latestVisible]).toEqual([want.n, want.latest]);
               // asked again (the whole months' part kept from the query before): the same bits
               const twice = chunked.windowTagged(tf, at, ta!, tb!);
-              expect([twice.n, twice.sums[0], twice.latestVisible]).toEqual([
-                tagged.n,
-                tagged.sums[0],
-                tagged.latestVisible,
-              ]);
+              expect(bits(twice)).toEqual(bits(tagged));
               // the same bits as the index that never evicted, reloaded or rolled anything up
               const again = resident.windowTagged(tf, at, ta!, tb!);
-              expect([again.n, again.sums[0], again.latestVisible]).toEqual([
-                tagged.n,
-                tagged.sums[0],
-                tagged.latestVisible,
-              ]);
+              expect(bits(again)).toEqual(bits(tagged));
               // and as an index made now from the same events, asked nothing before: the whole months'
               // sums kept from the query before are the ones summed from zero
               const fresh = new ChunkedIndex(3, undefined, undefined, undefined, true);
               for (const [key, e] of events) fresh.upsert(key, e.off, e.vis, e.vec);
               const first = fresh.windowTagged(tf, at, ta!, tb!);
-              expect([first.n, first.sums[0], first.latestVisible]).toEqual([
-                tagged.n,
-                tagged.sums[0],
-                tagged.latestVisible,
-              ]);
+              expect(bits(first)).toEqual(bits(tagged));
               if (want.n > 0) taggedHits++;
             }
             // the latest event with a dimension > 0: exact, or -Infinity when it is off before the horizon
