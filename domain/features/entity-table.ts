@@ -24,7 +24,7 @@ import { MS_PER_DAY, utcDaysBetween } from '../time.js';
 import { inForceAt, type SnapshotCalendar } from './snapshot-calendar.js';
 import { courseRaceVector as courseRaceVectorOf, courseSnapshotFields } from './snapshot-fields.js';
 import { writeTag } from './tags.js';
-import { type WindowCounts, windowCounts, type WindowSource } from './window-source.js';
+import { type TagSpace, type WindowCounts, windowCounts, type WindowSource } from './window-source.js';
 
 /** What keys and vectors read of a race: from the card used for the race's own fields. */
 export interface RaceFacts {
@@ -98,17 +98,13 @@ interface EntityKindBase {
   /** a dimension whose latest event the features ask for (days since the last winner) */
   readonly lastDim?: number;
   /**
-   * A kind whose every key is a refinement of one key of this parent (jockey+course of the jockey): the
-   * races a change of it can affect are among those the parent's change marks, so the engine tracks
-   * pending races and dependents on the parent only.
+   * The composite keys of catalogue.md answered from this kind's index (jockey+course from the jockey's):
+   * its events carry each second key's tag (`TagSpace`) and the features count the events with today's
+   * (`WindowSource.windowTagged`); the index keeps each month's totals per tag, and a tagged window reads
+   * its whole months from them (its edge months in detail, as an untagged window). Each with the lengths
+   * of the tagged windows read (their first months are made resident like the untagged windows').
    */
-  readonly within?: EntityKind;
-  /**
-   * Its events carry a second key's tag in dimensions 0 and 1 and its features filter on today's
-   * (`WindowSource.windowTagged`): its indexes keep each month's totals per tag, and a window reads its
-   * whole months from them (its edge months in detail, as an untagged window).
-   */
-  readonly tagged?: boolean;
+  readonly tags?: readonly TaggedComposite[];
   /**
    * Family R reads a field of this kind in every row of the race (the jockey's and the trainer's win
    * rates): a provisional row depends on this kind's history of every runner, and its computedAtUtc
@@ -136,6 +132,18 @@ export interface RaceEntityKind extends EntityKindBase {
 }
 
 export type EntityKind = RunnerEntityKind | RaceEntityKind;
+
+/** A composite key answered from its parent's index: the tag its events carry and the windows read of it. */
+export interface TaggedComposite {
+  readonly space: TagSpace;
+  /** the lengths of the tagged windows its fields read, ending at the off (ms) */
+  readonly windowsMs: readonly number[];
+}
+
+/** The tag spaces of a kind's index (empty for a kind without composites). */
+export function tagSpacesOf(k: EntityKind): readonly TagSpace[] {
+  return k.tags?.map((c) => c.space) ?? [];
+}
 
 export const DAY = MS_PER_DAY;
 export const DAYS_14 = 14 * DAY;
@@ -327,21 +335,38 @@ const JOCKEY_FOLDS = foldInto(PERF_WIDTH, [
   },
 ]);
 
-const JOCKEY_W = {
-  w14: windowCounts(JOCKEY_FOLDS.width),
-  w90: windowCounts(JOCKEY_FOLDS.width),
-  y: windowCounts(JOCKEY_FOLDS.width),
+/**
+ * jockey+course over five years, answered from the jockey's index: each event carries its course's tag
+ * after the jockey's own dimensions, and the window counts the runs and wins of today's course.
+ */
+const JOCKEY_COURSE: TaggedComposite = {
+  space: { dim: JOCKEY_FOLDS.width, dims: [PERF.win] },
+  windowsMs: [DAYS_5Y],
 };
+
+const JOCKEY_W = {
+  w14: windowCounts(JOCKEY_FOLDS.width + 2),
+  w90: windowCounts(JOCKEY_FOLDS.width + 2),
+  y: windowCounts(JOCKEY_FOLDS.width + 2),
+  course: windowCounts(1),
+};
+const todayTag = [0, 0];
 
 export const JOCKEY: RunnerEntityKind = {
   kind: 'jockey',
   per: 'runner',
   rankedInRace: true,
-  width: JOCKEY_FOLDS.width,
+  width: JOCKEY_FOLDS.width + 2,
   windowsMs: [DAYS_14, DAYS_90, DAYS_365],
   lastDim: PERF.win,
+  tags: [JOCKEY_COURSE],
   key: (r) => r.jockeyId,
-  vector: (r, race) => JOCKEY_FOLDS.vector(perfVector(r, race, false), r, race),
+  vector: (r, race) => {
+    const v = JOCKEY_FOLDS.vector(perfVector(r, race, false), r, race);
+    v.push(0, 0);
+    writeTag(race.courseId, v, JOCKEY_COURSE.space.dim);
+    return v;
+  },
   features(src, { off, race }, row) {
     if (!src) {
       row.jockeyDaysSinceLastWinner = NO_WIN_DAYS;
@@ -363,9 +388,21 @@ export const JOCKEY: RunnerEntityKind = {
     row.jockeyShrunkWinRate365Day = shrunk(count(s[PERF.win]!), y.n);
     row.jockeyDaysSinceLastWinner = daysSinceLast(src, PERF.win, off);
     JOCKEY_FOLDS.features(s, race, row);
+    const jc = tagged(src, JOCKEY_COURSE, off, race.courseId, JOCKEY_W.course);
+    row.jockeyCourseRides5Year = jc.n;
+    row.jockeyCourseWinRate5Year = rate(jc.sums[0]!, jc.n);
+    // (every event a tagged window counts is one of this index's, so its latest visibleAt is the 365-day
+    // window's at the latest: the composite adds no input of its own to the row's computedAtUtc)
     return y.latestVisible;
   },
 };
+
+/** A composite's tagged window over its parent's index for today's second key. */
+function tagged(src: WindowSource, c: TaggedComposite, off: number, second: string, out: WindowCounts): WindowCounts {
+  if (!src.windowTagged) throw new Error('an entity source answers no tagged window');
+  writeTag(second, todayTag, 0);
+  return src.windowTagged(off - c.windowsMs[0]!, off, c.space, todayTag[0]!, todayTag[1]!, out);
+}
 
 /** trainer+discipline: today's discipline over the trainer's 365 days */
 const TRAINER_FOLDS = foldInto(PERF_WIDTH, [
@@ -375,22 +412,43 @@ const TRAINER_FOLDS = foldInto(PERF_WIDTH, [
   },
 ]);
 
+/** trainer+course over five years, answered from the trainer's index (its course's tag, after the trainer's own dimensions) */
+const TRAINER_COURSE: TaggedComposite = {
+  space: { dim: TRAINER_FOLDS.width, dims: [PERF.win] },
+  windowsMs: [DAYS_5Y],
+};
+
+/** trainer+jockey over 365 days, answered from the trainer's index (its jockey's tag, after the course's) */
+const TRAINER_JOCKEY: TaggedComposite = {
+  space: { dim: TRAINER_FOLDS.width + 2, dims: [PERF.win, PERF.spWins, PERF.invSp] },
+  windowsMs: [DAYS_365],
+};
+
 const TRAINER_W = {
-  w14: windowCounts(TRAINER_FOLDS.width),
-  w30: windowCounts(TRAINER_FOLDS.width),
-  y: windowCounts(TRAINER_FOLDS.width),
+  w14: windowCounts(TRAINER_FOLDS.width + 4),
+  w30: windowCounts(TRAINER_FOLDS.width + 4),
+  y: windowCounts(TRAINER_FOLDS.width + 4),
+  course: windowCounts(1),
+  jockey: windowCounts(3),
 };
 
 export const TRAINER: RunnerEntityKind = {
   kind: 'trainer',
   per: 'runner',
   rankedInRace: true,
-  width: TRAINER_FOLDS.width,
+  width: TRAINER_FOLDS.width + 4,
   windowsMs: [DAYS_14, DAYS_30, DAYS_365],
   lastDim: PERF.win,
+  tags: [TRAINER_COURSE, TRAINER_JOCKEY],
   key: (r) => r.trainerId,
-  vector: (r, race) => TRAINER_FOLDS.vector(perfVector(r, race, false), r, race),
-  features(src, { off, race }, row) {
+  vector: (r, race) => {
+    const v = TRAINER_FOLDS.vector(perfVector(r, race, false), r, race);
+    v.push(0, 0, 0, 0);
+    writeTag(race.courseId, v, TRAINER_COURSE.space.dim);
+    writeTag(r.jockeyId, v, TRAINER_JOCKEY.space.dim);
+    return v;
+  },
+  features(src, { off, race, runner }, row) {
     if (!src) {
       row.stableForm = '0-0-0';
       row.trainerDaysSinceLastWinner = NO_WIN_DAYS;
@@ -415,6 +473,13 @@ export const TRAINER: RunnerEntityKind = {
     row.trainerShrunkWinRate365Day = shrunk(count(s[PERF.win]!), y.n);
     row.trainerDaysSinceLastWinner = daysSinceLast(src, PERF.win, off);
     TRAINER_FOLDS.features(s, race, row);
+    const tc = tagged(src, TRAINER_COURSE, off, race.courseId, TRAINER_W.course);
+    row.trainerCourseRunners5Year = tc.n;
+    row.trainerCourseWinRate5Year = rate(tc.sums[0]!, tc.n);
+    const tj = tagged(src, TRAINER_JOCKEY, off, runner.jockeyId, TRAINER_W.jockey);
+    row.trainerJockeyRuns365Day = tj.n;
+    row.trainerJockeyWinRate365Day = rate(tj.sums[0]!, tj.n);
+    row.trainerJockeyAe365Day = ae(tj.sums[1]!, tj.sums[2]!);
     return y.latestVisible;
   },
 };
@@ -438,99 +503,8 @@ export const OWNER: RunnerEntityKind = {
   },
 };
 
-/**
- * A composite key (parent, second key) of catalogue.md whose second key is an open set (a course, a
- * jockey), answered from one index per parent key: each event carries the second key's tag in dimensions
- * 0 and 1 (tags.ts), then the kind's vector, and the features count the events with today's tag. The
- * counts are exactly the pair's: every run of the pair is an event of the parent's index with the pair's
- * tag, and no other event has it. One index per jockey or trainer rather than one per pair: a row's
- * three composites read three indexes that most of the race's other rows read too.
- *
- * The latest visibleAt such a kind reports is the latest among the events it counted; the row's
- * computedAtUtc never depends on it, as every one of them is also an event of the parent's own kind
- * (jockey, trainer), whose latest visibleAt is over its whole history.
- */
-function taggedKind(
-  kind: string,
-  parent: RunnerEntityKind,
-  tag: (r: RunnerFacts, race: RaceFacts) => string,
-  lookbackMs: number,
-  vector: (r: RunnerFacts, race: RaceFacts) => number[],
-  width: number,
-  write: (row: AnalyticsRow, w: WindowCounts) => void,
-): RunnerEntityKind {
-  const scratch = windowCounts(width);
-  const today = [0, 0];
-  return {
-    kind,
-    within: parent,
-    tagged: true,
-    per: 'runner',
-    width: 2 + width,
-    windowsMs: [lookbackMs],
-    key: parent.key,
-    vector: (r, race) => {
-      const own = vector(r, race);
-      const v = new Array<number>(2 + own.length);
-      writeTag(tag(r, race), v, 0);
-      for (let d = 0; d < own.length; d++) v[2 + d] = own[d]!;
-      return v;
-    },
-    features(src, { off, race, runner }, row) {
-      if (!src) return 0;
-      if (!src.windowTagged) throw new Error(`the ${kind} source answers no tagged window`);
-      writeTag(tag(runner, race), today, 0);
-      const w = src.windowTagged(off - lookbackMs, off, today[0]!, today[1]!, scratch);
-      write(row, w);
-      return w.latestVisible;
-    },
-  };
-}
-
-export const TRAINER_JOCKEY = taggedKind(
-  'tj',
-  TRAINER,
-  (r) => r.jockeyId,
-  DAYS_365,
-  (r, race) => perfVector(r, race, false),
-  PERF_WIDTH,
-  (row, y) => {
-    row.trainerJockeyRuns365Day = y.n;
-    row.trainerJockeyWinRate365Day = rate(y.sums[PERF.win]!, y.n);
-    row.trainerJockeyAe365Day = ae(y.sums[PERF.spWins]!, y.sums[PERF.invSp]!);
-  },
-);
-
-/** A composite key counted as runs and wins over a window: `<prefix>Runs|Rides...` and win rate. */
-function taggedWinKind(
-  kind: string,
-  parent: RunnerEntityKind,
-  tag: (r: RunnerFacts, race: RaceFacts) => string,
-  lookbackMs: number,
-  write: (row: AnalyticsRow, runs: number, winRate: number) => void,
-): RunnerEntityKind {
-  return taggedKind(kind, parent, tag, lookbackMs, winVector, WIN_ONLY, (row, w) =>
-    write(row, w.n, rate(w.sums[0]!, w.n)),
-  );
-}
-
 const ALL = Number.POSITIVE_INFINITY;
 const bucketOf = (race: RaceFacts): string => distanceBucket(race.distanceYards);
-
-export const JOCKEY_COURSE = taggedWinKind(
-  'jc',
-  JOCKEY,
-  (_r, x) => x.courseId,
-  DAYS_5Y,
-  runsAndRate('jockeyCourseRides5Year', 'jockeyCourseWinRate5Year'),
-);
-export const TRAINER_COURSE = taggedWinKind(
-  'tc',
-  TRAINER,
-  (_r, x) => x.courseId,
-  DAYS_5Y,
-  runsAndRate('trainerCourseRunners5Year', 'trainerCourseWinRate5Year'),
-);
 
 /** sire+surface, sire+going group, sire+distance bucket and sire+discipline over the sire's whole history */
 const SIRE_FOLDS = foldInto(PERF_DIST_WIDTH, [
@@ -646,18 +620,7 @@ export const COURSE_SNAPSHOT: RaceEntityKind = {
  * Every indexed entity kind, in a fixed order (the order of loading, linking and row assembly; row
  * values do not depend on it).
  */
-export const ENTITY_KINDS: readonly EntityKind[] = [
-  JOCKEY,
-  TRAINER,
-  OWNER,
-  SIRE,
-  DAM,
-  DAM_SIRE,
-  JOCKEY_COURSE,
-  TRAINER_COURSE,
-  TRAINER_JOCKEY,
-  COURSE_SNAPSHOT,
-];
+export const ENTITY_KINDS: readonly EntityKind[] = [JOCKEY, TRAINER, OWNER, SIRE, DAM, DAM_SIRE, COURSE_SNAPSHOT];
 
 export const ENTITY_BY_KIND: ReadonlyMap<string, EntityKind> = new Map(ENTITY_KINDS.map((k) => [k.kind, k]));
 

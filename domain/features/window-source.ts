@@ -43,11 +43,24 @@ export const EMPTY_HISTORY: WindowSource = {
     return resetCounts(out, out.sums.length);
   },
   lastOffWith: () => undefined,
-  windowTagged: (_from, _t, _a, _b, out) => {
+  windowTagged: (_from, _t, _space, _a, _b, out) => {
     if (!out) return { n: 0, sums: ZEROS as number[], latestVisible: 0 };
     return resetCounts(out, out.sums.length);
   },
 };
+
+/**
+ * A second key's tag carried in every event of a parent key's index (tags.ts), so that the composite
+ * key (parent, second key) is answered from the parent's own index: the jockey's events carry their
+ * course's tag (jockey+course), the trainer's their course's and their jockey's (trainer+course,
+ * trainer+jockey). An index may carry several (one per composite).
+ */
+export interface TagSpace {
+  /** the first of the two vector dimensions holding the tag */
+  readonly dim: number;
+  /** the vector dimensions a tagged window sums, in this order (its `sums[0]`, `sums[1]`, ...) */
+  readonly dims: readonly number[];
+}
 
 /** Anything answering window queries: an EventIndex or a ChunkedIndex. */
 export interface WindowSource {
@@ -63,9 +76,9 @@ export interface WindowSource {
    */
   lastOffWith?(dim: number, t: number, horizon: number): number | undefined;
   /**
-   * The counts over [fromOff, t) visible at t of the events tagged (a, b) in dimensions 0 and 1 (a
-   * composite key answered from its parent's index: tags.ts); `out.sums` gets dimensions 2.. and
-   * latestVisible is the latest visibleAt among the events counted.
+   * The counts over [fromOff, t) visible at t of the events whose tag in `space` is (a, b) (a composite
+   * key answered from its parent's index: tags.ts); `out.sums` gets the space's dimensions, in its order,
+   * and latestVisible is the latest visibleAt among the events counted. The source must carry the space.
    */
-  windowTagged?(fromOff: number, t: number, a: number, b: number, out?: WindowCounts): WindowCounts;
+  windowTagged?(fromOff: number, t: number, space: TagSpace, a: number, b: number, out?: WindowCounts): WindowCounts;
 }

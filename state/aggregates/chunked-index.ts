@@ -29,9 +29,10 @@
  * them, a rolled event not yet visible) finds position 0 missing, and loading it (`load`, or
  * `expand`) reads the rolled years' blocks back and puts their months in its place.
  */
-import { resetCounts, windowCounts } from '../../domain/features/window-source.js';
+import { resetCounts, type TagSpace, windowCounts } from '../../domain/features/window-source.js';
 import { startOfNextUtcMonth, startOfNextUtcYear, startOfUtcMonth, startOfUtcYear } from '../../domain/time.js';
 import { EventIndex, TAG_TOTAL_HEAD, type WindowCounts } from './event-index.js';
+import { TagSeries } from './tag-series.js';
 
 /** Room for this many events in a new month's chunk: most keys (owners, dams, the composite keys) have one or two a month; busy ones grow by doubling. */
 const NEW_CHUNK_CAPACITY = 4;
@@ -87,15 +88,17 @@ export interface SupersededEvent {
 
 /**
  * The summaries of one year's k months, as stored: [k, then start, n, maxVisible per month, then the
- * k x width sums], in one array of doubles (so a block checks its own length). A tagged index
- * (dimensions 0 and 1 a second key's tag) follows them with each month's totals per tag: per month
- * the number of tags T, then T entries of `EventIndex.tagTotals` ([a, b, count, latest visibleAt, sums
- * of dimensions 2..]).
+ * k x width sums], in one array of doubles (so a block checks its own length). An index whose events
+ * carry tags (its tag spaces, each a second key's tag: tags.ts) follows them with each month's totals per
+ * tag: per month and per space in order, the number of tags T, then T entries of `EventIndex.tagTotals`
+ * ([a, b, count, latest visibleAt, sums of the space's dimensions]).
  */
 export type YearBlock = Float64Array;
 
-/** A month's totals per tag (`EventIndex.tagTotals`): made from its events, or a view of its year block. */
+/** A month's totals per tag of one space (`EventIndex.tagTotals`): made from its events, or a view of its year block. */
 type TagTotals = ArrayLike<number>;
+
+const NO_SPACES: readonly TagSpace[] = [];
 
 export class MissingChunkError extends Error {
   constructor(start: number) {
@@ -121,10 +124,13 @@ const MAXV = 3; // latest visibleAt, -Infinity when empty
 const USED = 4; // stream time (the index's `touched`) a query last needed the chunk in detail, or it was loaded
 const DIRTY = 5; // 1 when changed since the last takeDirty
 const SUMS = 6;
-// The fields of `ChunkedIndex.lastTagged` after its key (then the sums from LAST_SUMS on).
-const LAST_N = 5;
-const LAST_LATEST = 6;
-const LAST_SUMS = 7;
+/**
+ * A tag series drops the months before the windows asked lately once they reach this far past its first
+ * month, keeping the last SERIES_SLACK_MS of them: the rows of a batch ask windows months apart, and a
+ * window starting before the series' first month makes it again from the months' lists.
+ */
+const SERIES_TRIM_MS = 240 * 86_400_000;
+const SERIES_SLACK_MS = 120 * 86_400_000;
 // The fields of one prefix entry in `ChunkedIndex.p` (then its `width` sums from PS on).
 const PN = 0;
 const PMAX = 1;
@@ -147,12 +153,12 @@ export class ChunkedIndex {
   /** each month's events when in memory, else null (parallel to the months) */
   private chunks: (EventIndex | null)[] = [];
   /**
-   * A tagged index's totals per tag of each month (`EventIndex.tagTotals`, parallel to the months; null
-   * for the rolled-up position 0; undefined while stale, after a change, until a query or a year block
-   * needs them: `tagsAt`), resident whether or not the month's events are: a tagged window reads its
-   * whole months from them and only the months at its edges in detail. Empty when untagged.
+   * The totals per tag of each month, one entry per tag space (`EventIndex.tagTotals`, parallel to the
+   * months; null for the rolled-up position 0; undefined while stale, after a change, until a query or a
+   * year block needs them: `tagsAt`), resident whether or not the month's events are: a tagged window
+   * reads its whole months from them and only the months at its edges in detail. Empty without spaces.
    */
-  private tags: (TagTotals | null | undefined)[] = [];
+  private tags: (TagTotals[] | null | undefined)[] = [];
   /**
    * Prefix entries over the months, `2 + width` doubles each: entry i holds the count, the maximum of
    * maxVisible and the sums over months [0, i). Valid up to entry `prefixValid`.
@@ -192,14 +198,20 @@ export class ChunkedIndex {
     private readonly loader?: ChunkLoader,
     capacity = 2,
     private readonly yearLoader?: YearLoader,
-    /** dimensions 0 and 1 of every event are a second key's tag (`windowTagged`): totals per tag are kept per month */
-    readonly tagged = false,
+    /** the second keys' tags its events carry (`windowTagged`): totals per tag are kept per month and space */
+    readonly spaces: readonly TagSpace[] = NO_SPACES,
   ) {
+    this.tagged = spaces.length > 0;
+    this.series = spaces.map((space) => new TagSeries(space.dims.length));
+    this.wholeMonths = spaces.map((space) => new Array<number>(2 + space.dims.length).fill(0));
     this.stride = SUMS + width;
     this.m = new Array<number>(Math.max(1, capacity) * this.stride).fill(0);
     this.p = new Array<number>(PS + width).fill(0);
     this.p[PMAX] = Number.NEGATIVE_INFINITY;
   }
+
+  /** Whether its events carry tags (any tag space). */
+  readonly tagged: boolean;
 
   /** The index as stored: its head and the summary block of each of the head's years, in order. */
   static fromHead(
@@ -208,7 +220,7 @@ export class ChunkedIndex {
     blocks: readonly YearBlock[],
     loader?: ChunkLoader,
     yearLoader?: YearLoader,
-    tagged = false,
+    spaces: readonly TagSpace[] = NO_SPACES,
   ): ChunkedIndex {
     const want = unrolledYears(head);
     if (blocks.length !== want.length) {
@@ -218,8 +230,8 @@ export class ChunkedIndex {
     if (rolled && head.roll.length !== 3 + width) {
       throw new Error(`a roll-up of ${head.roll.length} doubles does not hold width ${width}`);
     }
-    const total = monthsIn(blocks, width, tagged);
-    const idx = new ChunkedIndex(width, loader, total + (rolled ? 1 : 0), yearLoader, tagged);
+    const total = monthsIn(blocks, width, spaces);
+    const idx = new ChunkedIndex(width, loader, total + (rolled ? 1 : 0), yearLoader, spaces);
     const m = idx.m;
     if (rolled) {
       const r = head.roll;
@@ -236,7 +248,7 @@ export class ChunkedIndex {
     writeMonths(m, idx.stride, first, blocks, width);
     idx.len = first + total;
     idx.chunks = new Array<EventIndex | null>(idx.len).fill(null);
-    if (tagged) idx.tags = rolled ? [null, ...tagsIn(blocks, width)] : tagsIn(blocks, width);
+    if (idx.tagged) idx.tags = rolled ? [null, ...tagsIn(blocks, width, spaces)] : tagsIn(blocks, width, spaces);
     idx.absent = idx.len;
     idx.residentFrom = idx.len;
     for (let p = 0; p < head.pendingRaces.length; p++) idx.pending.set(head.pendingRaces[p]!, head.pendingOffs[p]!);
@@ -334,7 +346,7 @@ export class ChunkedIndex {
     for (let d = 0; d < w; d++) m[SUMS + d] = sums[d]!;
     this.chunks.splice(0, k, null);
     if (this.tagged) this.tags.splice(0, k, null);
-    this.tagsVersion++;
+    for (const ser of this.series) ser.reset(Number.POSITIVE_INFINITY); // (made again from the months left)
     this.len = len;
     this.absent -= k - 1;
     this.residentFrom -= k - 1;
@@ -361,7 +373,7 @@ export class ChunkedIndex {
     if (this.rolledYears !== years) return; // expanded, or rolled further, while the blocks were read
     if (blocks.length !== years.length) throw new Error(`${years.length} rolled years asked, ${blocks.length} read`);
     const w = this.width;
-    const k = monthsIn(blocks, w, this.tagged);
+    const k = monthsIn(blocks, w, this.spaces);
     const S = this.stride;
     const old = this.m;
     const m = new Array<number>((this.len - 1 + k) * S + S).fill(0);
@@ -376,8 +388,8 @@ export class ChunkedIndex {
     for (let x = S; x < this.len * S; x++) m[k * S + x - S] = old[x]!;
     this.m = m;
     this.chunks.splice(0, 1, ...new Array<EventIndex | null>(k).fill(null));
-    if (this.tagged) this.tags.splice(0, 1, ...tagsIn(blocks, w));
-    this.tagsVersion++;
+    if (this.tagged) this.tags.splice(0, 1, ...tagsIn(blocks, w, this.spaces));
+    for (const ser of this.series) ser.reset(Number.POSITIVE_INFINITY); // (earlier months are back)
     this.len += k - 1;
     this.absent += k - 1;
     this.residentFrom += k - 1;
@@ -397,7 +409,7 @@ export class ChunkedIndex {
     const a = this.firstStartAtOrAfter(year);
     const k = this.firstStartAtOrAfter(nextYear(year)) - a;
     let n = 1 + k * (3 + this.width);
-    if (this.tagged) for (let i = a; i < a + k; i++) n += 1 + this.tagsAt(i)!.length;
+    if (this.tagged) for (let i = a; i < a + k; i++) for (const tg of this.tagsAt(i)!) n += 1 + tg.length;
     return n;
   }
 
@@ -419,11 +431,13 @@ export class ChunkedIndex {
     }
     if (!this.tagged) return;
     let q = at + k * w;
-    const T = TAG_TOTAL_HEAD + w - 2;
     for (let i = a; i < a + k; i++) {
-      const tg = this.tagsAt(i)!;
-      out[q++] = tg.length / T;
-      for (let x = 0; x < tg.length; x++) out[q++] = tg[x]!;
+      const all = this.tagsAt(i)!;
+      for (let s = 0; s < all.length; s++) {
+        const tg = all[s]!;
+        out[q++] = tg.length / (TAG_TOTAL_HEAD + this.spaces[s]!.dims.length);
+        for (let x = 0; x < tg.length; x++) out[q++] = tg[x]!;
+      }
     }
   }
 
@@ -494,7 +508,7 @@ export class ChunkedIndex {
    */
   missingTagged(from: number, t: number): number[] {
     const out: number[] = [];
-    if (this.absent > 0) this.scanTagged(from, t, 0, 0, null, out);
+    if (this.absent > 0) this.scanTagged(from, t, 0, 0, 0, null, out);
     return out;
   }
 
@@ -656,17 +670,25 @@ export class ChunkedIndex {
    */
   window(from: number, t: number, out?: WindowCounts): WindowCounts {
     const res = this.scan(from, t, null, out)!;
-    if (this.superseded.length > 0) this.addSupersededTo(from, t, res, false, 0, 0);
+    if (this.superseded.length > 0) this.addSupersededTo(from, t, res, null, 0, 0);
     return res;
   }
 
   /**
    * Adds to a window's counts the superseded events in force at t (visibleAt < t <= until) with off in
-   * [from, t) (`tagged`: those tagged (a, b), their dimensions 2.. into sums[d - 2]), in the
+   * [from, t) (with a `space`: those whose tag in it is (a, b), the space's dimensions into sums), in the
    * list's order. Untagged, latestVisible also takes the visibleAt of every one in force and the until of
    * every one superseded before t (the correction that ended it is an input visible at t).
    */
-  private addSupersededTo(from: number, t: number, out: WindowCounts, tagged: boolean, a: number, b: number): void {
+  private addSupersededTo(
+    from: number,
+    t: number,
+    out: WindowCounts,
+    space: TagSpace | null,
+    a: number,
+    b: number,
+  ): void {
+    const tagged = space !== null;
     let latest = out.latestVisible;
     const sums = out.sums;
     for (const e of this.superseded) {
@@ -680,9 +702,10 @@ export class ChunkedIndex {
         continue;
       }
       const v = e.vec;
-      if (tagged) {
-        if (v[0] !== a || v[1] !== b) continue;
-        for (let d = 2; d < v.length; d++) sums[d - 2]! += v[d]!;
+      if (space) {
+        if (v[space.dim] !== a || v[space.dim + 1] !== b) continue;
+        const dims = space.dims;
+        for (let k = 0; k < dims.length; k++) sums[k]! += v[dims[k]!]!;
       } else for (let d = 0; d < v.length; d++) sums[d]! += v[d]!;
       out.n++;
       if (e.visibleAt > latest) latest = e.visibleAt;
@@ -691,19 +714,21 @@ export class ChunkedIndex {
   }
 
   /**
-   * Counts and sums over the events with off in [from, t), visible at t (visibleAt < t), whose
-   * dimensions 0 and 1 hold the tag (a, b) of a second key (tags.ts): the composite key (parent, second
-   * key) answered from the parent's index. `out.sums` gets dimensions 2.. (sums[d - 2]); latestVisible is
-   * the latest visibleAt among the events counted (0 when none). A month wholly inside the window with
-   * every event visible at t is added from its totals per tag (a tagged index's `tags`), any other
-   * month of the window event by event, in month order: which months are which depends only on the
-   * window and the events, so the answer (to the bit) depends only on the set of events. The months
-   * read in detail must be resident: `missingTagged`.
+   * Counts and sums over the events with off in [from, t), visible at t (visibleAt < t), whose tag in
+   * `space` (one of the index's spaces) is (a, b), a second key's (tags.ts): the composite key (parent,
+   * second key) answered from the parent's index. `out.sums` gets the space's dimensions, in its order;
+   * latestVisible is the latest visibleAt among the events counted (0 when none). A month wholly inside
+   * the window with every event visible at t is added from its totals per tag (`tags`), any other month
+   * of the window event by event, in month order: which months are which depends only on the window and
+   * the events, so the answer (to the bit) depends only on the set of events. The months read in detail
+   * must be resident: `missingTagged`.
    */
-  windowTagged(from: number, t: number, a: number, b: number, out?: WindowCounts): WindowCounts {
-    const res = out ? resetCounts(out, this.width - 2) : windowCounts(this.width - 2);
-    res.latestVisible = this.scanTagged(from, t, a, b, res, null);
-    if (this.superseded.length > 0) this.addSupersededTo(from, t, res, true, a, b);
+  windowTagged(from: number, t: number, space: TagSpace, a: number, b: number, out?: WindowCounts): WindowCounts {
+    const s = this.spaces.indexOf(space);
+    if (s < 0) throw new Error('a tagged window over a tag space the index does not carry');
+    const res = out ? resetCounts(out, space.dims.length) : windowCounts(space.dims.length);
+    res.latestVisible = this.scanTagged(from, t, s, a, b, res, null);
+    if (this.superseded.length > 0) this.addSupersededTo(from, t, res, space, a, b);
     return res;
   }
 
@@ -711,6 +736,7 @@ export class ChunkedIndex {
   private scanTagged(
     from: number,
     t: number,
+    s: number,
     ta: number,
     tb: number,
     acc: WindowCounts | null,
@@ -744,47 +770,44 @@ export class ChunkedIndex {
       }
       m[o + USED] = touched;
       if (!acc) continue;
-      const lv = c.addTagged(from, t, ta, tb, acc);
+      const lv = c.addTagged(from, t, this.spaces[s]!, ta, tb, acc);
       if (lv > latest) latest = lv;
     }
     if (!acc || we === ws) return latest;
-    // then the whole months' totals, summed from zero in month order: the same bits whether or not the
-    // sum is the one kept from the previous query (the rows of a day ask the same jockey and course again)
-    const pw = this.width - 2;
-    const w = (this.lastTagged ??= new Array<number>(LAST_SUMS + pw).fill(0));
-    if (w[0] !== this.tagsVersion || w[1] !== ws || w[2] !== we || w[3] !== ta || w[4] !== tb) {
-      w.fill(0);
-      w[0] = this.tagsVersion;
-      w[1] = ws;
-      w[2] = we;
-      w[3] = ta;
-      w[4] = tb;
-      const T = TAG_TOTAL_HEAD + pw;
-      for (let i = ws; i < we; i++) {
-        const tg = this.tagsAt(i)!;
-        for (let q = 0; q < tg.length; q += T) {
-          if (tg[q] !== ta || tg[q + 1] !== tb) continue;
-          w[LAST_N]! += tg[q + 2]!;
-          if (tg[q + 3]! > w[LAST_LATEST]!) w[LAST_LATEST] = tg[q + 3]!;
-          for (let d = 0; d < pw; d++) w[LAST_SUMS + d]! += tg[q + TAG_TOTAL_HEAD + d]!;
-          break;
-        }
-      }
-    }
-    acc.n += w[LAST_N]!;
+    // then the whole months' totals of the tag, summed from zero in month order (from the space's series:
+    // the same additions as a walk through each month's list of tags, so the same bits)
+    const w = this.seriesSum(s, ws, we, ta, tb);
+    acc.n += w[0]!;
     const sums = acc.sums;
-    for (let d = 0; d < pw; d++) sums[d]! += w[LAST_SUMS + d]!;
-    return Math.max(latest, w[LAST_LATEST]!);
+    for (let d = 0; d < w.length - 2; d++) sums[d]! += w[2 + d]!;
+    return Math.max(latest, w[1]!);
   }
 
   /**
-   * The whole months' part of the last tagged query: [tagsVersion, ws, we, a, b, n, latest, sums..]
-   * (scanTagged); null until the first. (Its version starts at 0 and its window empty, so a first query
-   * over a whole month never matches the zeros it is made with: ws < we.)
+   * The totals of tag (a, b) of space s over the months at positions [ws, we) (every one holding
+   * totals per tag: not the rolled-up position 0), from the space's series, first brought up to those
+   * months: [n, latest, sums...] in a scratch array (valid until the next call).
    */
-  private lastTagged: number[] | null = null;
-  /** changes whenever a month's totals per tag may change or the months move (the kept part is then stale) */
-  private tagsVersion = 0;
+  private seriesSum(s: number, ws: number, we: number, a: number, b: number): number[] {
+    const ser = this.series[s]!;
+    const first = this.startAt(ws);
+    const last = this.startAt(we - 1);
+    if (!ser.holds(first, last)) {
+      ser.dropStale();
+      if (first < ser.from || ser.from >= ser.upTo) ser.reset(first);
+      else if (first - ser.from > SERIES_TRIM_MS) ser.trimBefore(first - SERIES_SLACK_MS);
+      const S = this.stride;
+      for (let i = this.firstStartAtOrAfter(ser.upTo); i < we; i++) {
+        ser.append(this.m[i * S + START]!, this.m[i * S + END]!, this.tagsAt(i)![s]!);
+      }
+    }
+    return ser.sum(a, b, first, last, this.wholeMonths[s]!);
+  }
+
+  /** Each space's whole-month totals, transposed per tag (`TagSeries`), made as tagged windows need them. */
+  private readonly series: TagSeries[];
+  /** a scratch [n, latest, sums...] per space for `seriesSum` */
+  private readonly wholeMonths: number[][];
 
   /**
    * The off of the latest event off before t, visible at t, with vector dimension `dim` > 0 (e.g. the
@@ -962,7 +985,7 @@ export class ChunkedIndex {
     const c = this.chunks[i]!;
     if (this.tagged) {
       this.tags[i] = undefined; // (made again when read: a month's events change many times between reads)
-      this.tagsVersion++;
+      for (const ser of this.series) ser.changed(this.m[o + START]!);
     }
     const m = this.m;
     m[o + N] = c.totalsInto(m, o + SUMS);
@@ -975,8 +998,8 @@ export class ChunkedIndex {
     this.invalidate(i);
   }
 
-  /** A tagged index's totals per tag of month i, made from its events when stale (a stale month is resident). */
-  private tagsAt(i: number): TagTotals | null {
+  /** A tagged index's totals per tag of month i, per space, made from its events when stale (a stale month is resident). */
+  private tagsAt(i: number): TagTotals[] | null {
     const tg = this.tags[i];
     if (tg !== undefined) return tg;
     const c = this.chunks[i];
@@ -984,7 +1007,7 @@ export class ChunkedIndex {
       throw new Error(
         `the totals per tag of ${new Date(this.startAt(i)).toISOString().slice(0, 7)} are stale and its events absent`,
       );
-    return (this.tags[i] = c.tagTotals());
+    return (this.tags[i] = this.spaces.map((space) => c.tagTotals(space)));
   }
 
   /** Opens a month at position i (later months shift up), growing the arrays when full. */
@@ -1092,22 +1115,24 @@ export class ChunkedIndex {
   }
 }
 
-/** The months a run of year blocks holds (each block checked against its own counts and the width). */
-function monthsIn(blocks: readonly YearBlock[], width: number, tagged: boolean): number {
+/** The months a run of year blocks holds (each block checked against its own counts, the width and the spaces). */
+function monthsIn(blocks: readonly YearBlock[], width: number, spaces: readonly TagSpace[]): number {
   let total = 0;
   for (const b of blocks) {
     const k = b[0]!;
     let length = 1 + k * (3 + width);
-    if (Number.isInteger(k) && k >= 0 && tagged) {
-      const T = TAG_TOTAL_HEAD + width - 2;
+    if (Number.isInteger(k) && k >= 0) {
       for (let j = 0; j < k && !Number.isNaN(length); j++) {
-        const tags = b[length]; // (undefined past the end)
-        length = Number.isInteger(tags) && tags! >= 0 ? length + 1 + tags! * T : Number.NaN;
+        for (const space of spaces) {
+          const tags = b[length]; // (undefined past the end)
+          const T = TAG_TOTAL_HEAD + space.dims.length;
+          length = Number.isInteger(tags) && tags! >= 0 ? length + 1 + tags! * T : Number.NaN;
+        }
       }
     }
     if (!Number.isInteger(k) || k < 0 || b.length !== length) {
       throw new Error(
-        `a year block of ${b.length} doubles does not hold ${k} months of width ${width}${tagged ? ' with their tags' : ''}`,
+        `a year block of ${b.length} doubles does not hold ${k} months of width ${width}${spaces.length > 0 ? ` with the tags of ${spaces.length} space(s)` : ''}`,
       );
     }
     total += k;
@@ -1116,19 +1141,23 @@ function monthsIn(blocks: readonly YearBlock[], width: number, tagged: boolean):
 }
 
 /**
- * Each month's totals per tag in a run of a tagged index's year blocks (checked by monthsIn), as views
- * of the blocks: a jockey loaded reads five years of them, most never queried before it is evicted.
+ * Each month's totals per tag, per space, in a run of a tagged index's year blocks (checked by monthsIn),
+ * as views of the blocks: a jockey loaded reads five years of them, most never queried before it is
+ * evicted.
  */
-function tagsIn(blocks: readonly YearBlock[], width: number): TagTotals[] {
-  const T = TAG_TOTAL_HEAD + width - 2;
-  const out: TagTotals[] = [];
+function tagsIn(blocks: readonly YearBlock[], width: number, spaces: readonly TagSpace[]): TagTotals[][] {
+  const out: TagTotals[][] = [];
   for (const b of blocks) {
     const k = b[0]!;
     let q = 1 + k * (3 + width);
     for (let j = 0; j < k; j++) {
-      const n = b[q]! * T;
-      out.push(b.subarray(q + 1, q + 1 + n));
-      q += 1 + n;
+      const month: TagTotals[] = [];
+      for (const space of spaces) {
+        const n = b[q]! * (TAG_TOTAL_HEAD + space.dims.length);
+        month.push(b.subarray(q + 1, q + 1 + n));
+        q += 1 + n;
+      }
+      out.push(month);
     }
   }
   return out;

@@ -42,13 +42,14 @@
  */
 import {
   resetCounts,
+  type TagSpace,
   windowCounts,
   type WindowCounts,
   type WindowSource,
 } from '../../domain/features/window-source.js';
 import { fmix32 } from '../../domain/hash.js';
 
-export type { WindowCounts, WindowSource };
+export type { TagSpace, WindowCounts, WindowSource };
 
 export interface EventIndexJson {
   w: number;
@@ -253,62 +254,74 @@ export class EventIndex {
   }
 
   /**
-   * The counts over [fromOff, t) visible at t of the events whose dimensions 0 and 1 (a tag: tags.ts)
-   * are (a, b); `out.sums` gets dimensions 2.. (sums[d - 2]), and latestVisible is the latest visibleAt
-   * among the events counted (0 when none). See ChunkedIndex.windowTagged.
+   * The counts over [fromOff, t) visible at t of the events whose tag in `space` (tags.ts) is (a, b);
+   * `out.sums` gets the space's dimensions, in its order, and latestVisible is the latest visibleAt among
+   * the events counted (0 when none). See ChunkedIndex.windowTagged.
    */
-  windowTagged(fromOff: number, t: number, a: number, b: number, out?: WindowCounts): WindowCounts {
-    const res = out ? resetCounts(out, this.width - 2) : windowCounts(this.width - 2);
-    res.latestVisible = this.addTagged(fromOff, t, a, b, res);
+  windowTagged(fromOff: number, t: number, space: TagSpace, a: number, b: number, out?: WindowCounts): WindowCounts {
+    const res = out ? resetCounts(out, space.dims.length) : windowCounts(space.dims.length);
+    res.latestVisible = this.addTagged(fromOff, t, space, a, b, res);
     return res;
   }
 
   /**
-   * Adds the counts and sums of `windowTagged(fromOff, t, a, b)` to `acc`, event by event in (off, key)
-   * order (no allocation: the chunked index adds its months' detail this way), and returns the latest
-   * visibleAt among the events counted (0 when none).
+   * Adds the counts and sums of `windowTagged(fromOff, t, space, a, b)` to `acc`, event by event in
+   * (off, key) order (no allocation: the chunked index adds its months' detail this way), and returns the
+   * latest visibleAt among the events counted (0 when none).
    */
-  addTagged(fromOff: number, t: number, a: number, b: number, acc: { n: number; sums: number[] }): number {
+  addTagged(
+    fromOff: number,
+    t: number,
+    space: TagSpace,
+    a: number,
+    b: number,
+    acc: { n: number; sums: number[] },
+  ): number {
     const S = this.stride;
     const r = this.rec;
     const sums = acc.sums;
+    const at = 2 + space.dim;
+    const dims = space.dims;
     let latest = 0;
     for (let i = this.lowerBound(fromOff), hi = this.lowerBound(t); i < hi; i++) {
       const o = i * S;
-      if (r[o + 2] !== a || r[o + 3] !== b) continue;
+      if (r[o + at] !== a || r[o + at + 1] !== b) continue;
       const vis = r[o + 1]!;
       if (vis >= t) continue;
       acc.n++;
-      for (let d = 2; d < this.width; d++) sums[d - 2]! += r[o + 2 + d]!;
+      for (let k = 0; k < dims.length; k++) sums[k]! += r[o + 2 + dims[k]!]!;
       if (vis > latest) latest = vis;
     }
     return latest;
   }
 
   /**
-   * The totals of each tag (dimensions 0 and 1) over every event: `TAG_TOTAL_HEAD + width - 2` doubles a
-   * tag, [a, b, count, latest visibleAt, sums of dimensions 2..], the tags in the order of their first
-   * event and each tag's sums added event by event in (off, key) order, so the totals depend only on
-   * the set of events (ChunkedIndex keeps them per month: a tagged window reads whole months from them).
+   * The totals of each tag of `space` over every event: `TAG_TOTAL_HEAD + space.dims.length` doubles a
+   * tag, [a, b, count, latest visibleAt, sums of the space's dimensions], the tags in the order of their
+   * first event and each tag's sums added event by event in (off, key) order, so the totals depend only
+   * on the set of events (ChunkedIndex keeps them per month: a tagged window reads whole months from
+   * them).
    */
-  tagTotals(): number[] {
+  tagTotals(space: TagSpace): number[] {
     const S = this.stride;
-    const T = TAG_TOTAL_HEAD + this.width - 2;
+    const dims = space.dims;
+    const T = TAG_TOTAL_HEAD + dims.length;
+    const at = 2 + space.dim;
     const r = this.rec;
     const out: number[] = [];
     for (let i = 0; i < this.n; i++) {
       const o = i * S;
-      const a = r[o + 2]!;
-      const b = r[o + 3]!;
+      const a = r[o + at]!;
+      const b = r[o + at + 1]!;
       let q = 0;
       while (q < out.length && (out[q] !== a || out[q + 1] !== b)) q += T;
       if (q === out.length) {
         out.push(a, b, 0, Number.NEGATIVE_INFINITY);
-        for (let d = 4; d < S; d++) out.push(0);
+        for (let k = 0; k < dims.length; k++) out.push(0);
       }
       out[q + 2]!++;
       if (r[o + 1]! > out[q + 3]!) out[q + 3] = r[o + 1]!;
-      for (let d = 4; d < S; d++) out[q + TAG_TOTAL_HEAD + d - 4]! += r[o + d]!;
+      for (let k = 0; k < dims.length; k++) out[q + TAG_TOTAL_HEAD + k]! += r[o + 2 + dims[k]!]!;
     }
     return out;
   }

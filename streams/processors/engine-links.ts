@@ -340,7 +340,7 @@ export class Linker {
     const idx = resolvedIndexes(this.state, plan);
     if (l.kind === 'pending') {
       for (const r of l.runners) this.setHorsePending(r.horseId, raceId, l.off);
-      for (let p = 0; p < keys.length; p++) if (!keys[p]![0].within) this.idx(idx, p).setPending(raceId, l.off);
+      for (let p = 0; p < keys.length; p++) this.idx(idx, p).setPending(raceId, l.off);
       return;
     }
     for (const r of l.runners) {
@@ -358,7 +358,7 @@ export class Linker {
     for (let p = 0; p < keys.length; p++) {
       const [k, key, r] = keys[p]!;
       if (r !== null && !started(r)) {
-        if (!k.within) this.idx(idx, p).setPending(raceId, l.off);
+        this.idx(idx, p).setPending(raceId, l.off);
         continue;
       }
       const i = this.idx(idx, p);
@@ -366,7 +366,7 @@ export class Linker {
         i.upsert(raceId, l.off, l.visibleAt, k.vector(l.runners.filter(started)));
         this.onRaceEvent(key, l.visibleAt);
       } else i.upsert(events[p]!, l.off, l.visibleAt, k.vector(r!, l));
-      if (!k.within) this.markDependents(i, l.off, raceId);
+      this.markDependents(i, l.off, raceId);
     }
     if (l.earlier.length > 0) this.linkEarlier(raceId, l, plan, idx, events);
   }
@@ -398,7 +398,7 @@ export class Linker {
           // (a version without a starter is a race all the same, as the latest one is in link)
           const i = this.idx(idx, p);
           i.addSuperseded(raceId, l.off, e.visibleAt, e.until, k.vector(e.runners.filter(started)));
-          if (!k.within) this.markDependents(i, l.off, raceId);
+          this.markDependents(i, l.off, raceId);
           this.onRaceEvent(key, e.visibleAt);
           this.onRaceEvent(key, e.until);
           continue;
@@ -407,7 +407,7 @@ export class Linker {
         if (!started(er)) continue;
         const i = this.idx(idx, p);
         i.addSuperseded(events[p]!, l.off, e.visibleAt, e.until, k.vector(er, rl));
-        if (!k.within) this.markDependents(i, l.off, raceId);
+        this.markDependents(i, l.off, raceId);
       }
     }
   }
@@ -420,7 +420,7 @@ export class Linker {
       for (const r of l.runners) {
         if (this.horse(r.horseId).pending.delete(raceId)) this.state.touchHorse(r.horseId);
       }
-      for (let p = 0; p < keys.length; p++) if (!keys[p]![0].within) this.idx(idx, p).deletePending(raceId);
+      for (let p = 0; p < keys.length; p++) this.idx(idx, p).deletePending(raceId);
       return;
     }
     const earlier = l.earlier.length > 0;
@@ -440,7 +440,7 @@ export class Linker {
       const [k, key, r] = keys[p]!;
       const held = earlier ? this.idx(idx, p) : undefined;
       if (held?.removeSuperseded(events[p]!)) {
-        if (!k.within) this.markDependents(held, l.off, raceId);
+        this.markDependents(held, l.off, raceId);
         if (k.per === 'race') {
           for (const e of l.earlier) {
             this.onRaceEvent(key, e.visibleAt);
@@ -449,13 +449,13 @@ export class Linker {
         }
       }
       if (r !== null && !started(r)) {
-        if (!k.within) this.idx(idx, p).deletePending(raceId);
+        this.idx(idx, p).deletePending(raceId);
         continue;
       }
       const i = this.idx(idx, p);
       i.remove(events[p]!, l.off);
       if (k.per === 'race') this.onRaceEvent(key, l.visibleAt);
-      if (!k.within) this.markDependents(i, l.off, raceId);
+      this.markDependents(i, l.off, raceId);
     }
   }
 

@@ -88,12 +88,10 @@ export class EngineResidency {
     const keys = plan.keys;
     const earlier = l.earlier.length > 0;
     for (let p = 0; p < keys.length; p++) {
-      const [k, , r] = keys[p]!;
-      // run facts go in from the race's month on; a runner the result leaves out only keeps its interest
+      const r = keys[p]![2];
+      // run facts go in from the race's month on; a runner the result leaves out only keeps its interest;
+      // a superseded version's events may be on any key, and mark the races off after it as the run facts do
       const runs = ran && (r === null || started(r));
-      // pending interest is kept on the parent kind only; a superseded version's events may be on any
-      // key, and mark the races off after it as the run facts do
-      if (!runs && k.within && !earlier) continue;
       const i = this.resident(plan, p) ?? (await this.load(plan, p, true))!;
       if (runs || earlier) {
         const q = i.ensureFrom(l.off);
@@ -132,9 +130,12 @@ export class EngineResidency {
       for (const l of all) {
         this.eachQuery(l, (i, k, t) => {
           for (const len of k.windowsMs) {
-            const from = windowFrom(len, t);
-            for (const pos of k.tagged ? i.missingTagged(from, t) : i.missing(from, t))
-              months.push([i, i.startAt(pos)]);
+            for (const pos of i.missing(windowFrom(len, t), t)) months.push([i, i.startAt(pos)]);
+          }
+          for (const c of k.tags ?? []) {
+            for (const len of c.windowsMs) {
+              for (const pos of i.missingTagged(windowFrom(len, t), t)) months.push([i, i.startAt(pos)]);
+            }
           }
           if (k.lastDim !== undefined) walks.push({ i, dim: k.lastDim, t, asked: Number.NaN });
         });

@@ -27,6 +27,7 @@ import {
   ENTITY_KINDS,
   LAST_WIN_HORIZON,
   type EntityKind,
+  tagSpacesOf,
   type RaceFacts,
   type RunnerFacts,
 } from '../../domain/features/entity-table.js';
@@ -124,9 +125,12 @@ function kindOf(kind: IndexKind): EntityKind {
  * links, with their pending interest; 11 changed no layout but the computedAtUtc of provisional rows,
  * which now counts the course version in force and the histories family R reads of every runner: the
  * fingerprints of the rows a format-10 state emitted are not those a replay emits; 12 kept the result
- * versions a correction supersedes, with their runs and events while they were the latest visible).
+ * versions a correction supersedes, with their runs and events while they were the latest visible; 13
+ * answered the three composites from their parents' own indexes, whose events carry the second keys'
+ * tags after the parent's dimensions, with the totals per tag of each space in the year blocks, and took
+ * the fingerprint of an emitted row over its Avro binary).
  */
-export const STATE_FORMAT = endianness() === 'LE' ? '12' : '12-be';
+export const STATE_FORMAT = endianness() === 'LE' ? '13' : '13-be';
 
 /** An index as read from the store: its head and the summary block of each of its years. */
 interface StoredIndex {
@@ -153,15 +157,16 @@ export const RESIDENCY = {
 /**
  * At a checkpoint, a changed index's months before the year this many years before the current one are
  * rolled up into one total (ChunkedIndex.rollUp): as many years as the kind's longest detailed read
- * reaches back, a finite window or the last-win walk (LAST_WIN_HORIZON), and at least one. A sire's,
- * dam's or course key's windows are whole-history sums (1 year); an owner's reach 365 days (1); a
- * jockey's or trainer's last-win walk 800 days (3); the jockey/trainer-course keys five years (6). A
+ * reaches back, a finite window, a tagged one or the last-win walk (LAST_WIN_HORIZON), and at least one.
+ * A sire's, dam's or course key's windows are whole-history sums (1 year); an owner's reach 365 days
+ * (1); a jockey's or trainer's jockey+course or trainer+course window five years (6). A
  * window ending now then never starts among the rolled months; only a late change or a query far in the
  * past reads those years' blocks back.
  */
 export function rollYearsOf(kind: EntityKind): number {
   let reach = kind.lastDim !== undefined ? LAST_WIN_HORIZON : 0;
-  for (const w of kind.windowsMs) if (Number.isFinite(w)) reach = Math.max(reach, w);
+  const windows = [...kind.windowsMs, ...(kind.tags ?? []).flatMap((c) => c.windowsMs)];
+  for (const w of windows) if (Number.isFinite(w)) reach = Math.max(reach, w);
   // r years from the first instant of a year back are at least r * 365 days
   return Math.max(1, Math.ceil(reach / DAYS_365));
 }
@@ -385,10 +390,11 @@ export class EngineState {
           return years.map((y, i) => yearBlockOf(kind, id, y, bufs[i]));
         }
       : undefined;
-    const { width, tagged = false } = kindOf(kind);
+    const k = kindOf(kind);
+    const spaces = tagSpacesOf(k);
     const idx = stored
-      ? ChunkedIndex.fromHead(width, stored.head, stored.blocks, loader, yearLoader, tagged)
-      : new ChunkedIndex(width, loader, undefined, yearLoader, tagged);
+      ? ChunkedIndex.fromHead(k.width, stored.head, stored.blocks, loader, yearLoader, spaces)
+      : new ChunkedIndex(k.width, loader, undefined, yearLoader, spaces);
     idx.touched = this.now;
     this.indexesOf(kind).set(id, idx);
     this.indexIds.set(idx, [kind, id]);

@@ -16,13 +16,26 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { TagSpace } from '../../domain/features/window-source.js';
 import { ChunkedIndex, unrolledYears, type YearBlock } from '../../state/aggregates/chunked-index.js';
 import { EventIndex } from '../../state/aggregates/event-index.js';
 import { decodeChunk, encodeChunk } from '../../streams/processors/engine-state-codec.js';
 
 const DAY = 86_400_000;
-/** A window's count, first sum and latest visibleAt: compared to the bit with toEqual. */
-const bits = (w: { n: number; sums: number[]; latestVisible: number }) => [w.n, w.sums[0], w.latestVisible];
+/** A window's count, its first `width` sums and latest visibleAt: compared to the bit with toEqual. */
+const bits = (w: { n: number; sums: number[]; latestVisible: number }, width = 1) => [
+  w.n,
+  ...w.sums.slice(0, width),
+  w.latestVisible,
+];
+/**
+ * Two tag spaces over the events' three dimensions, as an index carrying two composites does (the
+ * trainer's course and jockey): the tag (v0, v1) counting v2, and the tag (v1, v2) counting v2 and v0.
+ */
+const SPACES: readonly TagSpace[] = [
+  { dim: 0, dims: [2] },
+  { dim: 1, dims: [2, 0] },
+];
 const BASE = Date.parse('2020-01-01T00:00:00Z');
 
 const op = fc.oneof(
@@ -48,8 +61,10 @@ const op = fc.oneof(
       span: fc.constantFrom(Number.NEGATIVE_INFINITY, 90 * DAY, 14 * DAY, 0),
       /** how far back a last-event query needs the exact off (the features' last win: 800 days) */
       horizon: fc.constantFrom(20 * DAY, 100 * DAY, 300 * DAY),
-      /** the tag (dimensions 0 and 1) of a tagged window (windowTagged) */
+      /** the space of a tagged window (windowTagged) and its tag: (v0, v1) in the first, (v1, v2) in the second */
+      space: fc.constantFrom(0, 1),
       tag: fc.tuple(fc.constantFrom(0, 1), fc.constantFrom(0, 1)),
+      tagOfSecond: fc.tuple(fc.constantFrom(0, 1), fc.constantFrom(0, 1, 0.5, 1 / 3)),
     }),
   },
   {
@@ -91,9 +106,9 @@ describe('ChunkedIndex (property)', () => {
             return b;
           });
         };
-        let chunked = new ChunkedIndex(3, loader, undefined, yearLoader, true);
+        let chunked = new ChunkedIndex(3, loader, undefined, yearLoader, SPACES);
         /** the same events, never evicted, reloaded or rolled up: a tagged window's answer must match it to the bit */
-        const resident = new ChunkedIndex(3, undefined, undefined, undefined, true);
+        const resident = new ChunkedIndex(3, undefined, undefined, undefined, SPACES);
         const reused = { n: 7, sums: [3, 5, 2], latestVisible: 11 };
         const reusedFlat = { n: 7, sums: [3, 5, 2], latestVisible: 11 };
         const offs = new Map<string, number>();
@@ -151,7 +166,7 @@ describe('ChunkedIndex (property)', () => {
               unrolledYears(head).map((y) => storedYears.get(y)!),
               loader,
               yearLoader,
-              true,
+              SPACES,
             );
             expect(chunked.months).toBe(months);
           } else {
@@ -175,7 +190,9 @@ describe('ChunkedIndex (property)', () => {
             expect(flatInto).toBe(reusedFlat);
             expect(flatInto).toEqual(b);
             // a tagged window: the whole months from their totals per tag, the rest in detail (loaded first)
-            const [ta, tb] = o.tag;
+            const space = SPACES[o.space]!;
+            const [ta, tb] = o.space === 0 ? o.tag : o.tagOfSecond;
+            const dims = space.dims;
             // the window asked, then (when it has a start) the same tag from a month earlier and a month
             // later: windows of one tag whose first whole month differs by one, as the days of a 5-year
             // window move, asked one after the other across the changes in between
@@ -185,32 +202,34 @@ describe('ChunkedIndex (property)', () => {
               queries++;
               for (let miss = chunked.missingTagged(tf, at); miss.length > 0; miss = chunked.missingTagged(tf, at))
                 await chunked.load(miss);
-              const tagged = chunked.windowTagged(tf, at, ta!, tb!, reused);
+              const tagged = chunked.windowTagged(tf, at, space, ta!, tb!, reused);
               expect(tagged).toBe(reused);
-              const want = { n: 0, sum: 0, latest: 0 };
+              const want = { n: 0, sums: dims.map(() => 0), latest: 0 };
               for (const e of events.values()) {
-                if (e.off < tf || e.off >= at || e.vis >= at || e.vec[0] !== ta || e.vec[1] !== tb) continue;
+                if (e.off < tf || e.off >= at || e.vis >= at) continue;
+                if (e.vec[space.dim] !== ta || e.vec[space.dim + 1] !== tb) continue;
                 want.n++;
-                want.sum += e.vec[2]!;
+                dims.forEach((d, k) => (want.sums[k]! += e.vec[d]!));
                 want.latest = Math.max(want.latest, e.vis);
               }
               expect(tagged.n).toBe(want.n);
               expect(tagged.latestVisible).toBe(want.latest);
-              expect(Math.abs(tagged.sums[0]! - want.sum)).toBeLessThan(1e-9);
-              const flatTagged = flat.windowTagged(tf, at, ta!, tb!);
+              for (let k = 0; k < dims.length; k++)
+                expect(Math.abs(tagged.sums[k]! - want.sums[k]!)).toBeLessThan(1e-9);
+              const flatTagged = flat.windowTagged(tf, at, space, ta!, tb!);
               expect([flatTagged.n, flatTagged.latestVisible]).toEqual([want.n, want.latest]);
               // asked again (the whole months' part kept from the query before): the same bits
-              const twice = chunked.windowTagged(tf, at, ta!, tb!);
-              expect(bits(twice)).toEqual(bits(tagged));
+              const twice = chunked.windowTagged(tf, at, space, ta!, tb!);
+              expect(bits(twice, dims.length)).toEqual(bits(tagged, dims.length));
               // the same bits as the index that never evicted, reloaded or rolled anything up
-              const again = resident.windowTagged(tf, at, ta!, tb!);
-              expect(bits(again)).toEqual(bits(tagged));
+              const again = resident.windowTagged(tf, at, space, ta!, tb!);
+              expect(bits(again, dims.length)).toEqual(bits(tagged, dims.length));
               // and as an index made now from the same events, asked nothing before: the whole months'
               // sums kept from the query before are the ones summed from zero
-              const fresh = new ChunkedIndex(3, undefined, undefined, undefined, true);
+              const fresh = new ChunkedIndex(3, undefined, undefined, undefined, SPACES);
               for (const [key, e] of events) fresh.upsert(key, e.off, e.vis, e.vec);
-              const first = fresh.windowTagged(tf, at, ta!, tb!);
-              expect(bits(first)).toEqual(bits(tagged));
+              const first = fresh.windowTagged(tf, at, space, ta!, tb!);
+              expect(bits(first, dims.length)).toEqual(bits(tagged, dims.length));
               if (want.n > 0) taggedHits++;
             }
             // the latest event with a dimension > 0: exact, or -Infinity when it is off before the horizon

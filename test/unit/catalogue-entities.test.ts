@@ -14,15 +14,12 @@ import {
   ENTITY_KINDS,
   type EntityKind,
   JOCKEY,
-  JOCKEY_COURSE,
   keyOf,
   OWNER,
   type RaceFacts,
   type RunnerFacts,
   SIRE,
   TRAINER,
-  TRAINER_COURSE,
-  TRAINER_JOCKEY,
 } from '../../domain/features/entity-table.js';
 import { MONTHLY_ONLY } from '../../domain/features/snapshot-calendar.js';
 import { round4 } from '../../domain/rounding.js';
@@ -161,7 +158,7 @@ describe('J. jockey', () => {
     expect(row.jockeyDaysSinceLastWinner).toBe(729);
   });
 
-  it('jockey+course over 5 years (1826 days) and jockey+discipline over 365 days (dimensions of the jockey vector)', () => {
+  it("jockey+course over 5 years (1826 days, the course's tag on the jockey's events) and jockey+discipline over 365 days (dimensions of the jockey vector)", () => {
     const runs: Run[] = [
       { daysBefore: 10, r: win(3) }, // course a, flat
       { daysBefore: 1000, r: pos(3, 4) }, // course a, flat: in 5 years, not in 365 days
@@ -169,7 +166,7 @@ describe('J. jockey', () => {
       { daysBefore: 30, r: win(2), x: { courseId: 'crs_b' } }, // other course, flat
       { daysBefore: 40, r: pos(2, 9), x: { discipline: 'hurdle' } }, // course a, other discipline
     ];
-    const jc = features(JOCKEY_COURSE, runs);
+    const jc = features(JOCKEY, runs);
     expect(jc.jockeyCourseRides5Year).toBe(3); // 10, 1000, 40 days
     expect(jc.jockeyCourseWinRate5Year).toBe(0.3333);
     const jd = features(JOCKEY, runs);
@@ -207,13 +204,13 @@ describe('K. trainer', () => {
     expect(row.stableForm).toBe('1-2-4');
   });
 
-  it('trainer+course and trainer+discipline (dimensions of the trainer vector)', () => {
+  it("trainer+course (the course's tag on the trainer's events) and trainer+discipline (dimensions of the trainer vector)", () => {
     const runs: Run[] = [
       { daysBefore: 10, r: win(3) },
       { daysBefore: 400, r: pos(2, 3) }, // in 5 years, not 365 days
       { daysBefore: 20, r: win(3), x: { discipline: 'chase' } },
     ];
-    const tc = features(TRAINER_COURSE, runs);
+    const tc = features(TRAINER, runs);
     expect(tc.trainerCourseRunners5Year).toBe(3);
     expect(tc.trainerCourseWinRate5Year).toBe(0.6667);
     const td = features(TRAINER, runs);
@@ -223,14 +220,14 @@ describe('K. trainer', () => {
 });
 
 describe('L. partnerships and owner', () => {
-  it('trainer+jockey over 365 days, only runs with both today', () => {
+  it("trainer+jockey over 365 days, only runs with both today (the jockey's tag on the trainer's events)", () => {
     const runs: Run[] = [
       { daysBefore: 10, r: win(4) },
       { daysBefore: 50, r: pos(5, 4) },
       { daysBefore: 60, r: win(2, { jockeyId: 'jky_other' }) }, // another jockey: not this pair
       { daysBefore: 500, r: win(2) }, // outside 365 days
     ];
-    const row = features(TRAINER_JOCKEY, runs);
+    const row = features(TRAINER, runs);
     expect(row.trainerJockeyRuns365Day).toBe(2);
     expect(row.trainerJockeyWinRate365Day).toBe(0.5);
     // 1 win / (1/4 + 1/4) = 2
@@ -416,6 +413,46 @@ describe('the entity table', () => {
         expect([s.sireDisciplineRuns, s.sireDisciplineWinRate]).toEqual(composite(sameDiscipline));
         const ds = features(DAM_SIRE, runs, {}, today);
         expect([ds.damSireDistanceRuns, ds.damSireDistanceWinRate]).toEqual(composite(sameBucket));
+      }),
+    );
+  });
+
+  it("a composite answered from its parent's tags counts exactly the runs, wins and SP sums its own key would", () => {
+    const courses = ['crs_0123456789abcdef', 'crs_0123456789abcdeg', 'crs_x'];
+    const jockeys = ['jky_0123456789abcdef', 'jky_0123456789abcdeg', 'jky_y'];
+    const history = fc.array(
+      fc.record({
+        daysBefore: fc.integer({ min: 1, max: 2000 }),
+        won: fc.boolean(),
+        sp: fc.option(fc.constantFrom(2, 3, 4.5, 7), { nil: null }),
+        course: fc.constantFrom(...courses),
+        jockey: fc.constantFrom(...jockeys),
+      }),
+      { maxLength: 40 },
+    );
+    fc.assert(
+      fc.property(history, fc.constantFrom(...courses), fc.constantFrom(...jockeys), (h, course, jockey) => {
+        const runs: Run[] = h.map((x) => ({
+          daysBefore: x.daysBefore,
+          r: { ...(x.won ? win(x.sp) : pos(2, x.sp)), jockeyId: x.jockey },
+          x: { courseId: x.course },
+        }));
+        const of = (keep: (x: (typeof h)[number]) => boolean, days: number) =>
+          h.filter((x) => x.daysBefore <= days && keep(x));
+        const rateOf = (xs: typeof h) => (xs.length > 0 ? round4(xs.filter((x) => x.won).length / xs.length) : 0);
+        const atCourse = of((x) => x.course === course, 1826);
+        // the jockey's index holds the runs of today's jockey: every run here ridden by it
+        const ridden = runs.map((run) => ({ ...run, r: { ...run.r, jockeyId: jockey } }));
+        const j = features(JOCKEY, ridden, { jockeyId: jockey }, { courseId: course });
+        expect([j.jockeyCourseRides5Year, j.jockeyCourseWinRate5Year]).toEqual([atCourse.length, rateOf(atCourse)]);
+        const t = features(TRAINER, runs, { jockeyId: jockey }, { courseId: course });
+        expect([t.trainerCourseRunners5Year, t.trainerCourseWinRate5Year]).toEqual([atCourse.length, rateOf(atCourse)]);
+        const pair = of((x) => x.jockey === jockey, 365);
+        expect([t.trainerJockeyRuns365Day, t.trainerJockeyWinRate365Day]).toEqual([pair.length, rateOf(pair)]);
+        const withSp = pair.filter((x) => x.sp !== null);
+        const inv = withSp.reduce((a, x) => a + 1 / x.sp!, 0);
+        const spWins = withSp.filter((x) => x.won).length;
+        expect(t.trainerJockeyAe365Day).toBe(inv > 0 ? round4(spWins / inv) : 0);
       }),
     );
   });

@@ -223,13 +223,14 @@ describe('entity index storage by year', () => {
 
   it("rolls each kind up as far back as its longest detailed read reaches, a sire's to the year before", async () => {
     const distances = Object.fromEntries(ENTITY_KINDS.map((k) => [k.kind, rollYearsOf(k)]));
-    // whole-history sums only: one year; 365 days: one; the last-win walk (800 days): three; five years: six
-    expect(distances).toMatchObject({ sire: 1, dsire: 1, dam: 1, course: 1, owner: 1, tj: 1, jockey: 3, trainer: 3 });
-    expect(Math.max(...Object.values(distances))).toBe(6);
+    // whole-history sums only: one year; 365 days: one; the jockey's and trainer's five-year tagged
+    // windows (jockey+course, trainer+course): six, beyond their last-win walk's 800 days
+    expect(distances).toEqual({ sire: 1, dsire: 1, dam: 1, course: 1, owner: 1, jockey: 6, trainer: 6 });
     for (const k of ENTITY_KINDS) {
       const reach = Math.max(
         k.lastDim !== undefined ? LAST_WIN_HORIZON : 0,
         ...k.windowsMs.filter((w) => Number.isFinite(w)),
+        ...(k.tags ?? []).flatMap((c) => c.windowsMs),
       );
       // a read ending at any instant of a year starts at or after the first rolled-up instant
       for (const now of [Date.UTC(2012, 0, 1), Date.UTC(2012, 11, 31, 23), Date.UTC(2013, 0, 1)]) {
