@@ -24,3 +24,27 @@ export function murmurRound(h: number, w: number): number {
 export function hex8(h: number): string {
   return h.toString(16).padStart(8, '0');
 }
+
+/** What the second lane of a two-lane hash mixes into each word (the two lanes see different words). */
+const LANE2 = 0x85ebca6b;
+
+/**
+ * A 64-bit fingerprint of bytes[from, to), as sixteen hex digits: two MurmurHash3 lanes over its
+ * little-endian 32-bit words, the tail and the length in a last word. Not cryptographic: it tells
+ * apart values a service computed, not values an adversary chose.
+ */
+export function bytesFingerprint(b: Uint8Array, from: number, to: number): string {
+  let h1 = 0x9747b28c;
+  let h2 = 0x5bd1e995;
+  let i = from;
+  for (; i + 4 <= to; i += 4) {
+    const w = b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24);
+    h1 = murmurRound(h1, w);
+    h2 = murmurRound(h2, w ^ LANE2);
+  }
+  let tail = 0;
+  for (let s = 0; i < to; i++, s += 8) tail |= b[i]! << s;
+  h1 = murmurRound(murmurRound(h1, tail), to - from);
+  h2 = murmurRound(murmurRound(h2, tail ^ LANE2), (to - from) ^ LANE2);
+  return hex8(fmix32(h1)) + hex8(fmix32(h2));
+}

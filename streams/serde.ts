@@ -24,9 +24,19 @@ export function loadSchemaText(name: string): string {
   throw new RacingError('schema_not_found', `schemas/${name}.avsc not found`);
 }
 
+/** The Confluent wire format's header: magic byte 0, then the 4-byte big-endian schema id. */
+export const WIRE_HEADER_BYTES = 5;
+
 export interface TopicCodec<T> {
   readonly schemaId: number;
   encode(value: T): Buffer;
+  /**
+   * Writes the wire-format header into the first WIRE_HEADER_BYTES of `bytes`, an Avro binary of the
+   * codec's schema encoded after that many bytes left free (e.g. the engine's `encodeRow`); returns it.
+   */
+  frame(bytes: Buffer): Buffer;
+  /** Whether a framed value was written with this codec's schema (its binary is then this codec's own). */
+  isOwn(value: Buffer): boolean;
 }
 
 export class AvroSerde {
@@ -42,13 +52,19 @@ export class AvroSerde {
     const type = avro.Type.forSchema(JSON.parse(schemaText) as avro.Schema);
     this.writers.set(id, type);
     this.readers.set(topic, type);
+    const frame = (bytes: Buffer): Buffer => {
+      bytes[0] = 0;
+      bytes.writeUInt32BE(id, 1);
+      return bytes;
+    };
     return {
       schemaId: id,
       encode(value: T): Buffer {
-        const out = avroBytes(type, value, 5);
-        out[0] = 0;
-        out.writeUInt32BE(id, 1);
-        return out;
+        return frame(avroBytes(type, value, WIRE_HEADER_BYTES));
+      },
+      frame,
+      isOwn(value: Buffer): boolean {
+        return value.length >= WIRE_HEADER_BYTES && value[0] === 0 && value.readUInt32BE(1) === id;
       },
     };
   }

@@ -9,8 +9,15 @@ import type { AnalyticsRow } from '../../domain/avro-types.generated.js';
 import type { Logger } from '../../domain/logger.js';
 import type { StorePort } from '../../state/store-port.js';
 import type { Codecs } from '../codecs.js';
+import { WIRE_HEADER_BYTES } from '../serde.js';
 import type { LogBatch, LogPort, OutRecord, StartOffsets } from '../log-port.js';
-import { AnalyticsEngine, type FlushOptions, type RowOutput, rowFingerprint } from './analytics-engine.js';
+import {
+  AnalyticsEngine,
+  type FlushOptions,
+  type RowOutput,
+  rowBytesFingerprint,
+  rowFingerprint,
+} from './analytics-engine.js';
 import { EngineState, STATE_FORMAT } from './engine-state.js';
 import { decodeInputs } from './input-decoder.js';
 import type { PartitionOwnership } from './ownership.js';
@@ -425,6 +432,10 @@ export class AnalyticsProcessor {
           let race = out.get(raceId);
           if (!race) out.set(raceId, (race = {}));
           if (r.value === null) delete race[horseId];
+          // a row written with this schema is fingerprinted from its binary; one of another version is
+          // read into this one's row first (the fingerprint is over this schema's binary)
+          else if (this.codecs.row.isOwn(r.value))
+            race[horseId] = rowBytesFingerprint(r.value.subarray(WIRE_HEADER_BYTES));
           else race[horseId] = rowFingerprint(await this.codecs.serde.decode<AnalyticsRow>(topic, r.value));
         }
       },
@@ -493,7 +504,7 @@ export class AnalyticsProcessor {
     const emit = (o: RowOutput): void => {
       rows.push({
         key: o.key,
-        value: o.row ? this.codecs.row.encode(o.row) : null,
+        value: o.value ? this.codecs.row.frame(o.value) : null,
         timestamp: o.timestamp,
         // a race's rows live in its race partition (see useOwnership)
         partition: defaultPartition(o.key.slice(0, o.key.indexOf(':')), this.analyticsPartitions),

@@ -4,6 +4,7 @@
  * R, a second stage over the race's rows). Synchronous: the caller first makes what a set of races'
  * rows read resident (`EngineResidency.readyRowsMany`).
  */
+import avro from 'avsc';
 import type { AnalyticsRow, Course, RaceCardRunner } from '../../domain/avro-types.generated.js';
 import { distanceBucket, distanceBucketCode, disciplineCode, goingCode, surfaceCode } from '../../domain/codes.js';
 import { ENTITY_KINDS, type RowContext } from '../../domain/features/entity-table.js';
@@ -14,7 +15,8 @@ import { rankFields } from '../../domain/features/ranks.js';
 import { EMPTY_HISTORY } from '../../domain/features/window-source.js';
 import type { SnapshotCalendar } from '../../domain/features/snapshot-calendar.js';
 import { isoUtc } from '../../domain/time.js';
-import { loadSchemaText } from '../serde.js';
+import { avroBytes } from '../avro-bytes.js';
+import { loadSchemaText, WIRE_HEADER_BYTES } from '../serde.js';
 import { effectiveCard, latestCard, linkPlan } from './engine-links.js';
 import type { EngineResidency } from './engine-residency.js';
 import type { EngineState, RaceState } from './engine-state.js';
@@ -25,6 +27,21 @@ import type { EngineState, RaceState } from './engine-state.js';
  * fast mode, where spreading a 200-field template would make a slow dictionary-mode object.
  */
 const newRow = rowFactory();
+
+const ROW_TYPE = avro.Type.forSchema(JSON.parse(loadSchemaText('AnalyticsRow')) as avro.Schema);
+
+/** The bytes `encodeRow` leaves before a row's Avro binary: the wire format's header (magic byte, schema id). */
+export const ROW_HEADER_BYTES = WIRE_HEADER_BYTES;
+
+/**
+ * A row's Avro binary (schemas/AnalyticsRow.avsc) after ROW_HEADER_BYTES bytes left for the wire
+ * format's header, as a read-only view of the shared encoding slab (avroBytes): the engine fingerprints
+ * the binary, and the processor frames and produces the same bytes (`TopicCodec.frame`).
+ */
+export function encodeRow(row: AnalyticsRow): Buffer {
+  // (the header zeroed: the slab's bytes there are left over from earlier values)
+  return avroBytes(ROW_TYPE, row, ROW_HEADER_BYTES).fill(0, 0, ROW_HEADER_BYTES);
+}
 
 function rowFactory(): () => AnalyticsRow {
   return new Function(`return ${JSON.stringify(blankRow())};`) as () => AnalyticsRow;
