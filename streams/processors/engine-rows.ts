@@ -21,6 +21,11 @@ import { effectiveCard, latestCard, linkPlan } from './engine-links.js';
 import type { EngineResidency } from './engine-residency.js';
 import type { EngineState, RaceState } from './engine-state.js';
 
+/** schemas/AnalyticsRow.avsc, parsed once: the rows' blank values and their Avro type are made from it. */
+const ROW_SCHEMA = JSON.parse(loadSchemaText('AnalyticsRow')) as avro.Schema & {
+  fields: { name: string; type: unknown; default?: unknown }[];
+};
+
 /**
  * A new row with every field at its schema default, in schema order (the order rows are built and
  * fingerprinted in). Made by a function returning one object literal: V8 clones its boilerplate in
@@ -28,7 +33,7 @@ import type { EngineState, RaceState } from './engine-state.js';
  */
 const newRow = rowFactory();
 
-const ROW_TYPE = avro.Type.forSchema(JSON.parse(loadSchemaText('AnalyticsRow')) as avro.Schema);
+const ROW_TYPE = avro.Type.forSchema(ROW_SCHEMA);
 
 /** The bytes `encodeRow` leaves before a row's Avro binary: the wire format's header (magic byte, schema id). */
 export const ROW_HEADER_BYTES = WIRE_HEADER_BYTES;
@@ -48,11 +53,8 @@ function rowFactory(): () => AnalyticsRow {
 }
 
 function blankRow(): AnalyticsRow {
-  const schema = JSON.parse(loadSchemaText('AnalyticsRow')) as {
-    fields: { name: string; type: unknown; default?: unknown }[];
-  };
   const row: Record<string, unknown> = {};
-  for (const f of schema.fields) {
+  for (const f of ROW_SCHEMA.fields) {
     if ('default' in f) row[f.name] = f.default;
     else if (Array.isArray(f.type)) row[f.name] = null;
     else row[f.name] = f.type === 'string' ? '' : f.type === 'boolean' ? false : 0;

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { tagOf } from '../../domain/features/tags.js';
 import type { TagSpace } from '../../domain/features/window-source.js';
 import { makeId } from '../../domain/ids.js';
-import { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
+import { type ChunkLoader, ChunkedIndex } from '../../state/aggregates/chunked-index.js';
 import { EventIndex } from '../../state/aggregates/event-index.js';
 import { decodeChunk, encodeChunk } from '../../streams/processors/engine-state-codec.js';
 
@@ -22,6 +22,26 @@ const minted = fc
     fc.array(fc.constantFrom(...BASE32), { minLength: 16, maxLength: 16 }),
   )
   .map(([kind, chars]) => `${kind}_${chars.join('')}`);
+
+/**
+ * What a checkpoint stores of `chunked` (its changed months encoded into `stored`, its head and the
+ * year blocks), and the index reopened from it with every month absent.
+ */
+function checkpointAndReopen(chunked: ChunkedIndex, stored: Map<number, Buffer>, loader: ChunkLoader) {
+  const dirty = chunked.takeDirty();
+  for (const m of dirty.chunks) stored.set(m.start, encodeChunk(m.chunk));
+  const blocks = new Map(dirty.years.map((y) => [y, chunked.yearBlock(y)]));
+  const head = chunked.toHead();
+  const reopened = ChunkedIndex.fromHead(
+    chunked.width,
+    head,
+    head.years.map((y) => blocks.get(y)!),
+    loader,
+    undefined,
+    chunked.spaces,
+  );
+  return { head, blocks, reopened };
+}
 
 describe('tags', () => {
   it('two minted identifiers share a tag exactly when they are equal', () => {
@@ -140,20 +160,9 @@ describe('tags', () => {
       chunked.upsert(`r${i}`, off, vis, v);
       flat.upsert(`r${i}`, off, vis, v);
     }
-    const dirty = chunked.takeDirty();
-    for (const m of dirty.chunks) stored.set(m.start, encodeChunk(m.chunk));
-    const blocks = new Map(dirty.years.map((y) => [y, chunked.yearBlock(y)]));
     const answers = tags.map(([x, y]) => chunked.windowTagged(from, T, SPACE, x, y));
     // reopened from what a checkpoint stores (head and year blocks), every month absent
-    const head = chunked.toHead();
-    const reopened = ChunkedIndex.fromHead(
-      3,
-      head,
-      head.years.map((y) => blocks.get(y)!),
-      loader,
-      undefined,
-      [SPACE],
-    );
+    const { head, blocks, reopened } = checkpointAndReopen(chunked, stored, loader);
     const missing = reopened.missingTagged(from, T);
     // the window's first month and T's own month (and those with a result not yet visible at T)
     expect(missing.length).toBeGreaterThanOrEqual(2);
@@ -245,18 +254,7 @@ describe('tags', () => {
       chunked.upsert(`r${i}`, off, off + 60_000, v);
       flat.upsert(`r${i}`, off, off + 60_000, v);
     }
-    const dirty = chunked.takeDirty();
-    for (const m of dirty.chunks) stored.set(m.start, encodeChunk(m.chunk));
-    const blocks = new Map(dirty.years.map((y) => [y, chunked.yearBlock(y)]));
-    const head = chunked.toHead();
-    const reopened = ChunkedIndex.fromHead(
-      6,
-      head,
-      head.years.map((y) => blocks.get(y)!),
-      loader,
-      undefined,
-      [COURSE, JOCKEY],
-    );
+    const { head, blocks, reopened } = checkpointAndReopen(chunked, stored, loader);
     await reopened.load(reopened.missingTagged(T - 1826 * DAY, T));
     await reopened.load(reopened.missingTagged(T - 365 * DAY, T));
     for (const [space, from, tags] of [
