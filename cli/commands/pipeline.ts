@@ -350,12 +350,15 @@ export async function rebuild(
   const MARKER = 'rebuild-in-progress';
   const resumed = (await rt.store.get(MARKER)) !== undefined;
   if (!resumed) {
+    // (the store compacts what it drops: docs/operations.md, "Replays and rebuilds")
+    const reset = progress('drop derived state', undefined, 'steps');
     await rt.processorStore.clear();
     await rt.view.clear();
     for (const t of [rt.topics.analytics, rt.topics.courseSnapshots, rt.topics.deadLetter]) await rt.log.truncate(t);
     await rt.log.resetGroup(rt.groups.analytics, [rt.topics.cards, rt.topics.results, rt.topics.courses]);
     await rt.log.resetGroup(rt.groups.view, viewTopics(rt.topics));
     await rt.store.put(MARKER, Buffer.from(new Date().toISOString()));
+    reset.finish('(processor state and read model dropped and compacted, derived topics truncated)');
   } else {
     process.stderr.write('resuming an interrupted rebuild from its last checkpoint\n');
   }

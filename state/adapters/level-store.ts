@@ -19,6 +19,9 @@ type Db = ClassicLevel<string, Buffer>;
  */
 const WRITE_BUFFER_SIZE = 64 * 1024 * 1024;
 
+/** Above every key: keys are UTF-8, whose bytes never reach 0xff. */
+const ALL_KEYS_END = Buffer.alloc(8, 0xff);
+
 /** Items per native `nextv` call: big enough to amortise the N-API round trip, small enough to stream. */
 const ITERATOR_CHUNK = 1_000;
 
@@ -162,6 +165,14 @@ function view(db: Db, prefix: string, prefixBytes: Buffer): StorePort {
       const native = nativeRange(prefixBytes, range);
       if (native === undefined) return;
       await db.clear<Buffer>({ ...native, keyEncoding: 'buffer' });
+      // A clear of a whole (sub)store drops what a rebuild or a reset replaces: compacted at once, its
+      // deletions would otherwise stay as tombstones that every iterator over the range steps across
+      // until LevelDB compacts them on its own (a one-year rebuild on a rebuilt data dir took 57 s
+      // instead of 31; docs/performance.md, the twenty-second session). Bounded clears (the change
+      // log's pruning of its oldest entries) are left to LevelDB's own compactions.
+      if (range.gte === undefined && range.lt === undefined && range.limit === undefined) {
+        await db.compactRange(native.gte, native.lt ?? ALL_KEYS_END, { keyEncoding: 'buffer' });
+      }
     },
     sub(p: string) {
       return view(db, prefix + p, Buffer.from(prefix + p, 'utf8'));

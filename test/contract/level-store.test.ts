@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ClassicLevel } from 'classic-level';
 import { describe, expect, it } from 'vitest';
 import { isRacingError } from '../../domain/errors.js';
 import { openLevelStore } from '../../state/adapters/level-store.js';
@@ -114,6 +116,40 @@ describe('openLevelStore', () => {
     await store.batch(ops);
     const got = await store.getMany(['000000', '019999', '020000']);
     expect(got.map((v) => v?.[0])).toEqual([0, 19_999 % 256, undefined]);
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a clear of a whole sub-store leaves no tombstones on disk; a bounded clear leaves them to LevelDB', async () => {
+    const dir = await tempDir();
+    const store = await openLevelStore(dir);
+    const fill = async (prefix: string, n: number) => {
+      const batch = store.sub(prefix).writeBatch();
+      for (let i = 0; i < n; i++) batch.put(String(i).padStart(6, '0'), randomBytes(1_024));
+      await batch.write();
+    };
+    await fill('p/', 20_000);
+    await fill('q/', 20_000);
+    await fill('r/', 2_000);
+    // everything into table files, so that the sizes below are what is on disk
+    const db = store.db as ClassicLevel<string, Buffer>;
+    await db.compactRange('', '\u00ff');
+    const onDisk = (prefix: string) => db.approximateSize(prefix, `${prefix.slice(0, -1)}0`);
+    expect(await onDisk('p/')).toBeGreaterThan(10_000_000);
+    expect(await onDisk('q/')).toBeGreaterThan(10_000_000);
+
+    await store.sub('p/').clear();
+    await store.sub('q/').clear({ gte: '000000', lt: '999999' });
+
+    expect(await onDisk('p/')).toBeLessThan(100_000);
+    // the bounded clear deleted the keys but their table files stay until LevelDB compacts them
+    expect(await onDisk('q/')).toBeGreaterThan(10_000_000);
+    const left = async (prefix: string) => {
+      let n = 0;
+      for await (const _ of store.sub(prefix).entries()) n++;
+      return n;
+    };
+    expect([await left('p/'), await left('q/'), await left('r/')]).toEqual([0, 0, 2_000]);
     await store.close();
     await rm(dir, { recursive: true, force: true });
   });
