@@ -37,7 +37,7 @@ const INCOMPLETE = Buffer.from('1');
 /**
  * A checkpoint is written in slices of about this many bytes (keys and values): a catch-up's checkpoint
  * holds hundreds of MB, and as one batch all of it was copied into LevelDB's native batch at once and
- * then into one memtable (docs/performance.md, "A checkpoint written in slices").
+ * then into one memtable (docs/performance-history.md, "A checkpoint written in slices").
  */
 export const CHECKPOINT_SLICE_BYTES = 32 * 1024 * 1024;
 
@@ -76,7 +76,7 @@ export type Phase = (typeof PHASES)[number];
  * Input records the processor takes in one batch (the most: a catch-up's batches are this size). A
  * catch-up batch holds its decoded cards, links and row work until it ends: 10,000 records took less
  * time and 0.4 GB less peak RSS than 20,000 on the long history, and 5,000 more time
- * (docs/performance.md, "The full history measured to the end").
+ * (docs/performance-history.md, "The full history measured to the end").
  */
 export const CATCH_UP_BATCH_RECORDS = 10_000;
 
@@ -114,6 +114,8 @@ export class AnalyticsProcessor {
     private readonly sliceBytes: number,
     /** races recomputed per produce (and checkpoint) when a takeover or an idle flush has many */
     private readonly flushSlice: number,
+    /** the longest a batch leaves the event loop to the rest of the process after its direct rows (settle) */
+    private readonly settleMaxMs: number,
   ) {}
 
   /** Loads the processor's checkpoint (state and input positions) from its store. */
@@ -130,6 +132,8 @@ export class AnalyticsProcessor {
     checkpointSliceBytes?: number;
     /** races recomputed per produce when a takeover or an idle flush has many (default FLUSH_SLICE) */
     flushSliceRaces?: number;
+    /** the longest a batch leaves the event loop to the rest of the process after its direct rows, ms (default SETTLE_MAX_MS) */
+    settleMaxMs?: number;
   }): Promise<AnalyticsProcessor> {
     const engineStore = deps.store.sub('e/');
     const logger = deps.logger.child({ component: 'analytics-processor' });
@@ -183,6 +187,7 @@ export class AnalyticsProcessor {
       await deps.log.partitions(deps.codecs.topics.analytics),
       deps.checkpointSliceBytes ?? CHECKPOINT_SLICE_BYTES,
       deps.flushSliceRaces ?? FLUSH_SLICE,
+      deps.settleMaxMs ?? SETTLE_MAX_MS,
     );
     if (owned) processor.current = new Set(JSON.parse(owned.toString('utf8')) as number[]);
     return processor;
@@ -336,7 +341,12 @@ export class AnalyticsProcessor {
     // the stream) run in between; the checkpoint below still comes after both are produced.
     const direct = this.owned(await this.flushOutputs(undefined, { directOnly: true }));
     this.mark('direct');
-    if (direct.rows.length > 0) await this.log.produce(this.codecs.topics.analytics, direct.rows);
+    if (direct.rows.length > 0) {
+      await this.log.produce(this.codecs.topics.analytics, direct.rows);
+      // Live (a batch that took all there was, not a catch-up's full one): the view and the stream this
+      // process serves take the rows before the dependents take the thread.
+      if (batch.records.length < CATCH_UP_BATCH_RECORDS) await settle(this.settleMaxMs);
+    }
     this.mark('produce');
     // (the slices' yields count here too: the view and the stream run in them)
     const { rows, snapshots, dropped } = this.owned(await this.flushOutputs(undefined, { between: timeSlices() }));
@@ -601,21 +611,44 @@ export class AnalyticsProcessor {
 /** Work between two yields to the event loop while the dependents of a batch are recomputed, ms. */
 const SLICE_MS = 4;
 
+/** The longest `settle` leaves the event loop to the rest of the process by default, ms. */
+const SETTLE_MAX_MS = 20;
+/** A yield in which the event loop was active for less than this ran nothing else, ms. */
+const QUIET_MS = 0.1;
+
+/** One turn of the event loop that also waits for I/O (a timer: poll runs until it is due, about 1 ms). */
+const turn = (): Promise<void> => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 /**
- * A `between` for AnalyticsEngine.flush: once a slice of work has run, yields to the event loop
- * (setImmediate: the I/O that came in meanwhile, e.g. the view applying the rows just produced and the
- * stream writing them, runs first).
+ * Leaves the event loop to the rest of the process until two turns in a row ran nothing else (or
+ * SETTLE_MAX_MS passed): after a batch's direct rows are produced, the view of the same process reads,
+ * applies and pushes them in a chain of store reads and writes, each of which resumes only when the
+ * thread is free. The dependents' slices alone gave that chain one step per slice: a result's final
+ * rows were served about 20 ms later than with this (docs/performance.md, "Live latency").
+ */
+async function settle(maxMs: number): Promise<void> {
+  const until = performance.now() + maxMs;
+  let quiet = 0;
+  while (quiet < 2 && performance.now() < until) {
+    const before = performance.eventLoopUtilization();
+    await turn();
+    quiet = performance.eventLoopUtilization(before).active < QUIET_MS ? quiet + 1 : 0;
+  }
+}
+
+/**
+ * A `between` for AnalyticsEngine.flush: once a slice of work has run, yields to the event loop for a
+ * turn that also takes the I/O completed meanwhile (a timer rather than setImmediate, whose turn does
+ * not wait for a read in flight): the view applying the rows just produced and the stream writing them
+ * go on between the slices.
  */
 function timeSlices(): () => Promise<void> | undefined {
   let since = performance.now();
   return () => {
     if (performance.now() - since < SLICE_MS) return undefined;
-    return new Promise<void>((resolve) =>
-      setImmediate(() => {
-        since = performance.now();
-        resolve();
-      }),
-    );
+    return turn().then(() => {
+      since = performance.now();
+    });
   };
 }
 
