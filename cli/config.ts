@@ -136,7 +136,7 @@ export function serviceConfigFromEnv(env: Env): ServiceConfig {
     checkpointIntervalMs,
     // the live interval unless set: a catch-up batch takes longer than 5 s, so it checkpoints (and evicts
     // what went cold) after every batch; longer intervals held more state for no time saved
-    // (docs/performance.md, "A checkpoint after every catch-up batch")
+    // (docs/performance-history.md, "A checkpoint after every catch-up batch")
     catchUpCheckpointMs: int(env, 'RACING_CATCHUP_CHECKPOINT_MS', checkpointIntervalMs),
     checkpointSliceBytes: int(env, 'RACING_CHECKPOINT_SLICE_BYTES', CHECKPOINT_SLICE_BYTES),
     dailySnapshotsFrom: env['RACING_DAILY_SNAPSHOTS_FROM']?.trim() || null,

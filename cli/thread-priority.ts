@@ -4,7 +4,7 @@
  * other threads are V8's platform workers (the collector's parallel and concurrent work, compilation),
  * libuv's pool (LevelDB's reads and writes) and LevelDB's compaction thread. The event loop runs the
  * engine, which is a replay's bottleneck. On a two-core machine the helpers and the loop otherwise share
- * the cores evenly, and the loop waits behind them. docs/performance.md, "The event loop's thread
+ * the cores evenly, and the loop waits behind them. docs/performance-history.md, "The event loop's thread
  * first", has the figures.
  *
  * Linux keeps one nice value per thread: `setpriority(PRIO_PROCESS, tid)`, which is `os.setPriority(tid)`,

@@ -247,7 +247,7 @@ export class ViewLead {
  * view's store writes overlap the processor's work) but no more than a batch of input ahead of it
  * (ViewLead), then lets the view catch up. Returns the figures and the processor, which `serve` keeps
  * running. The view left to catch up after the processor instead cost less on three years but more on the
- * full history, where its writes, all at the end, stalled LevelDB (docs/performance.md, "The view after
+ * full history, where its writes, all at the end, stalled LevelDB (docs/performance-history.md, "The view after
  * the processor, tried").
  */
 export async function processAll(

@@ -18,7 +18,7 @@ const ZEROS: readonly number[] = new Array<number>(64).fill(0);
 /**
  * A WindowCounts to pass as `out` to `WindowSource.window`, with room for `width` sums: a feature keeps
  * one per window it reads and every row reuses it, so the ~15 queries of a row allocate nothing (9%
- * fewer scavenges in the engine bench, docs/performance.md).
+ * fewer scavenges in the engine bench, docs/performance-history.md).
  */
 export function windowCounts(width: number): WindowCounts {
   return { n: 0, sums: new Array<number>(width).fill(0), latestVisible: 0 };

@@ -168,7 +168,7 @@ function view(db: Db, prefix: string, prefixBytes: Buffer): StorePort {
       // A clear of a whole (sub)store drops what a rebuild or a reset replaces: compacted at once, its
       // deletions would otherwise stay as tombstones that every iterator over the range steps across
       // until LevelDB compacts them on its own (a one-year rebuild on a rebuilt data dir took 57 s
-      // instead of 31; docs/performance.md, the twenty-second session). Bounded clears (the change
+      // instead of 31; docs/performance-history.md, the twenty-second session). Bounded clears (the change
       // log's pruning of its oldest entries) are left to LevelDB's own compactions.
       if (range.gte === undefined && range.lt === undefined && range.limit === undefined) {
         await db.compactRange(native.gte, native.lt ?? ALL_KEYS_END, { keyEncoding: 'buffer' });

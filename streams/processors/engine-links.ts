@@ -115,7 +115,7 @@ export function raceLinks(race: RaceState, onUnknownRunner: () => void): RaceLin
 /**
  * A race's links: its race facts with the links' own fields assigned onto them. Not an object spread of
  * raceFactsOf's result with fields added: V8 (Node 20) builds such a literal slowly, with about 4 KB of
- * garbage each (docs/performance.md, the twelfth session); assigning onto the fresh object is fast.
+ * garbage each (docs/performance-history.md, the twelfth session); assigning onto the fresh object is fast.
  */
 function linksOf(
   card: RaceCard,
