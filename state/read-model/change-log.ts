@@ -347,8 +347,11 @@ export class ChangeLog implements ChangeFeed {
     }
     if (keepFrom <= s.oldest) return;
     // Readers learn the new bound first; one that was already reading sees the gap and says so.
+    const from = s.oldest;
     s.oldest = keepFrom;
-    await this.store.clear({ gte: CHANGE_PREFIX, lt: changeKey(keepFrom) });
+    // From the old bound, not the prefix: nothing is stored below it, and LevelDB would otherwise step
+    // over the tombstones of every earlier prune that its compactions have not yet dropped.
+    await this.store.clear({ gte: changeKey(from), lt: changeKey(keepFrom) });
   }
 
   #exclusive<T>(f: () => Promise<T>): Promise<T> {

@@ -155,6 +155,24 @@ describe('change log', () => {
     expect((await all(model)).map((c) => c.seq)).toEqual([31]);
   });
 
+  it('clears each prune from the bound of the one before, not from the start of the log', async () => {
+    const store = memoryStore();
+    const clears: { gte?: string; lt?: string }[] = [];
+    const watched: StorePort = Object.create(store) as StorePort;
+    watched.clear = (range) => {
+      if (range?.lt?.includes('c!')) clears.push({ ...range });
+      return store.clear(range);
+    };
+    const model = await readModel(watched, { retention: { maxChanges: 10, maxAgeDays: 30 } });
+    for (let i = 0; i < 60; i++) await model.apply([rowEvent('R1', `H${i}`, i)]);
+    expect(clears.length).toBeGreaterThanOrEqual(3);
+    // keys below the kept bound are gone, so a prune starts where the one before stopped
+    for (let i = 1; i < clears.length; i++) expect(clears[i]!.gte).toBe(clears[i - 1]!.lt);
+    const pos = await model.changes.position();
+    expect(clears.at(-1)!.lt!.endsWith(String(pos.oldest).padStart(15, '0'))).toBe(true);
+    expect((await all(model))[0]!.seq).toBe(pos.oldest);
+  });
+
   it('starts a new epoch, numbered from 1, after the read model is cleared (a rebuild)', async () => {
     const model = await readModel();
     await model.apply([rowEvent('R1', 'A', 0), rowEvent('R1', 'B', 1)]);
