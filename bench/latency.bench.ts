@@ -28,8 +28,13 @@
  *
  *   npm run bench:latency -- [--modes embedded,kafka] [--results 250] [--warmup 10] [--from 2024-03-01]
  *                            [--to 2024-04-30] [--scale 1] [--seed 3] [--partitions 4] [--back-to-back]
+ *                            [--worst N]
+ *
+ * --worst N prints the N slowest pushes of each mode, each with its stages and the garbage collector's
+ * pauses (this process: the service and the client) between its publish and its push.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { Session } from 'node:inspector/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,6 +72,8 @@ const { values } = parseArgs({
     profile: { type: 'string' },
     /** run the TypeScript sources through tsx instead of the compiled dist/ (`npm run build`), as served */
     source: { type: 'boolean', default: false },
+    /** print the N slowest pushes of each mode with their stages and the collector's pauses */
+    worst: { type: 'string', default: '0' },
   },
 });
 
@@ -90,6 +97,19 @@ const GAP_MS = Number(values.gap);
 const SETTLE_S = Number(values.settle);
 const logger = createLogger({ level: 'warn' });
 const now = () => performance.now();
+const WORST = Number(values.worst);
+
+/** The collector's pauses in this process (start, duration, kind), for --worst. */
+const gcPauses: { start: number; ms: number; major: boolean }[] = [];
+if (WORST > 0) {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind ?? 0;
+      // NODE_PERFORMANCE_GC_MAJOR = 4 (mark-compact)
+      gcPauses.push({ start: e.startTime, ms: e.duration, major: kind === 4 });
+    }
+  }).observe({ entryTypes: ['gc'] });
+}
 
 /** Where a result is on its way, in order. */
 type Stage =
@@ -421,12 +441,52 @@ async function measure(mode: 'embedded' | 'kafka', env: Record<string, string>) 
         '8 received by the SSE client': both('sseWritten', 'pushed'),
         '9 GET /races/{id}/analytics answered': both('pushed', 'served'),
       },
+      worstPushes: worstPushes(measured, WORST),
     };
   } finally {
     for (const f of clean) await f().catch(() => undefined);
     await rt.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The n slowest pushes: each stage's wall ms and the collector's pauses between publish and push. */
+function worstPushes(traces: readonly Trace[], n: number) {
+  if (n <= 0) return [];
+  const order: Stage[] = [
+    'publish',
+    'produceAck',
+    'processorBatch',
+    'rowsProduce',
+    'rowsAck',
+    'viewBatch',
+    'viewApplied',
+    'sseWritten',
+    'pushed',
+  ];
+  return traces
+    .filter((t) => t.at.publish !== undefined && t.at.pushed !== undefined)
+    .sort((a, b) => b.at.pushed! - b.at.publish! - (a.at.pushed! - a.at.publish!))
+    .slice(0, n)
+    .map((t) => {
+      const from = t.at.publish!;
+      const to = t.at.pushed!;
+      const stages: Record<string, number> = {};
+      for (let i = 1; i < order.length; i++) {
+        const a = t.at[order[i - 1]!];
+        const b = t.at[order[i]!];
+        if (a !== undefined && b !== undefined) stages[order[i]!] = r1(b - a);
+      }
+      const pauses = gcPauses.filter((g) => g.start < to && g.start + g.ms > from);
+      return {
+        raceId: t.raceId,
+        pushMs: r1(to - from),
+        rows: t.rowsInBatch ?? 0,
+        stages,
+        gcMs: r1(pauses.reduce((sum, g) => sum + g.ms, 0)),
+        gcMajor: pauses.filter((g) => g.major).length,
+      };
+    });
 }
 
 /** The change log's subscription: when the view applied (and made readable) the race's final rows. */
@@ -500,6 +560,16 @@ function summary(results: Awaited<ReturnType<typeof measure>>[]): string {
       return `${s.wall.p50} / ${s.wall.p99} (${s.cpu.p50})`;
     });
     lines.push(`| ${stage} | ${cells.join(' | ')} |`);
+  }
+  for (const r of results) {
+    if (r.worstPushes.length === 0) continue;
+    lines.push('', `slowest pushes, ${r.mode} (ms; stage: time since the stage before; gc: pauses in the push):`);
+    for (const w of r.worstPushes) {
+      const stages = Object.entries(w.stages)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ');
+      lines.push(`  ${w.pushMs} (${w.rows} rows): ${stages}; gc ${w.gcMs} (${w.gcMajor} major)`);
+    }
   }
   return lines.join('\n');
 }
