@@ -17,7 +17,9 @@ import { defaultPartition } from '../../domain/murmur2.js';
 import { RacingError } from '../../domain/errors.js';
 import type { Logger } from '../../domain/logger.js';
 import type { ConsumeOptions, LogBatch, LogPort, LogRecord, OutRecord, TopicSpec } from '../log-port.js';
-import { type Admin, Kafka, type Message, Partitioners, type Producer } from 'kafkajs';
+import { type Admin, Kafka, type Message, type Producer } from 'kafkajs';
+import { ProduceThread } from './kafka-produce-thread.js';
+import { newProducer } from './kafka-producer.js';
 import { consumeGroup } from './kafka-consumer.js';
 import { toRacingError } from './kafka-errors.js';
 import { fetchPartitions } from './kafka-fetch.js';
@@ -35,6 +37,11 @@ export interface KafkaLogOptions {
   connectTimeoutMs?: number;
   /** Replication factor of the topics ensureTopics creates; default 1 (a single-broker development cluster). */
   replicationFactor?: number;
+  /**
+   * Produce from a worker thread (default, unless RACING_KAFKA_PRODUCE_THREAD=0): kafkajs's encoding of
+   * the records then runs beside the caller's event loop instead of on it.
+   */
+  produceThread?: boolean;
 }
 
 /** The Kafka log: the LogPort plus what operators and tests need to inspect on the broker. */
@@ -78,13 +85,28 @@ export async function createKafkaLog(options: KafkaLogOptions): Promise<KafkaLog
   });
   const admin = kafka.admin();
   const reader = createCluster(kafka);
-  const producer = newProducer(kafka);
-  const connecting = Promise.all([admin.connect(), reader.connect(), producer.connect()]);
+  // The producer runs in its own thread (kafka-produce-thread.ts) unless RACING_KAFKA_PRODUCE_THREAD=0;
+  // the thread connects it at its first send, the brokers' reachability being checked here by the others.
+  const thread =
+    (options.produceThread ?? process.env['RACING_KAFKA_PRODUCE_THREAD'] !== '0')
+      ? new ProduceThread(
+          {
+            clientId: options.clientId ?? 'racing',
+            brokers: [...brokers],
+            connectionTimeout: Math.min(connectTimeoutMs, 3_000),
+            logLevel: kafkaLogLevel(logger),
+          },
+          logger,
+          options.logger.child({ component: 'kafkajs' }),
+        )
+      : undefined;
+  const producer = thread ? undefined : newProducer(kafka);
+  const connecting = Promise.all([admin.connect(), reader.connect(), producer?.connect()]);
   try {
     await withDeadline(connecting, connectTimeoutMs);
   } catch (cause) {
     connecting.catch(() => undefined);
-    await Promise.allSettled([admin.disconnect(), reader.disconnect(), producer.disconnect()]);
+    await Promise.allSettled([admin.disconnect(), reader.disconnect(), producer?.disconnect(), thread?.close()]);
     const reason = cause instanceof Error ? cause.message : String(cause);
     throw new RacingError(
       'broker_unreachable',
@@ -93,21 +115,7 @@ export async function createKafkaLog(options: KafkaLogOptions): Promise<KafkaLog
     );
   }
   logger.info({ brokers }, 'connected to Kafka');
-  return new KafkaLogAdapter(kafka, admin, reader, producer, brokers, logger, options.replicationFactor ?? 1);
-}
-
-function newProducer(kafka: Kafka): Producer {
-  // Idempotent with acks=all: a retried batch is never written twice. Retries are bounded so that a
-  // produce fails (broker_unreachable) instead of hanging through an outage; after a failure the
-  // producer is replaced, because kafkajs would otherwise reuse sequence numbers the broker may
-  // already hold and the broker would drop the next batch as a duplicate.
-  return kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
-    allowAutoTopicCreation: false,
-    createPartitioner: Partitioners.DefaultPartitioner,
-    retry: { initialRetryTime: 300, retries: 8, maxRetryTime: 5_000 },
-  });
+  return new KafkaLogAdapter(kafka, admin, reader, producer, thread, brokers, logger, options.replicationFactor ?? 1);
 }
 
 class KafkaLogAdapter implements KafkaLog {
@@ -122,6 +130,7 @@ class KafkaLogAdapter implements KafkaLog {
     private readonly admin: Admin,
     private readonly reader: KafkaJsCluster,
     private producer: Producer | undefined,
+    private readonly thread: ProduceThread | undefined,
     readonly brokers: readonly string[],
     private readonly logger: Logger,
     private readonly replicationFactor: number,
@@ -237,6 +246,23 @@ class KafkaLogAdapter implements KafkaLog {
       if (r.headers !== undefined) message.headers = { ...r.headers };
       return message;
     });
+    const thread = this.thread;
+    if (thread) {
+      await this.produceLock.run(async () => {
+        this.assertOpen();
+        try {
+          for (const chunk of chunkBySize(messages)) {
+            await withDeadline(thread.send(topic, chunk), SEND_TIMEOUT_MS);
+          }
+        } catch (e) {
+          // A new producer for the next send, so that no sequence number of this one is reused; the
+          // thread drops it at once, even while a send with no answer is still running on it.
+          thread.reset();
+          throw produceError(e, topic);
+        }
+      });
+      return;
+    }
     await this.produceLock.run(async () => {
       this.assertOpen();
       const producer = await this.currentProducer();
@@ -249,12 +275,7 @@ class KafkaLogAdapter implements KafkaLog {
       } catch (e) {
         this.producer = undefined;
         producer.disconnect().catch(() => undefined);
-        const error = toRacingError(e, `produce to ${topic}`, { topic });
-        // A send that timed out is as retriable as a broker that refused the connection.
-        if (/no answer within/.test(error.message) && !error.retriable) {
-          throw new RacingError('broker_unreachable', error.message, { cause: e, retriable: true, details: { topic } });
-        }
-        throw error;
+        throw produceError(e, topic);
       }
     });
   }
@@ -441,7 +462,12 @@ class KafkaLogAdapter implements KafkaLog {
       // Consumers stop after their current batch; their failures belong to their own callers.
       await Promise.allSettled([...this.consuming]);
       await this.produceLock.run(async () => undefined);
-      await Promise.allSettled([this.producer?.disconnect(), this.admin.disconnect(), this.reader.disconnect()]);
+      await Promise.allSettled([
+        this.producer?.disconnect(),
+        this.thread?.close(),
+        this.admin.disconnect(),
+        this.reader.disconnect(),
+      ]);
       this.logger.debug('Kafka log closed');
     })();
     return this.closed;
@@ -450,6 +476,15 @@ class KafkaLogAdapter implements KafkaLog {
   private assertOpen(): void {
     if (this.closed !== undefined) throw new RacingError('internal', 'the Kafka log is closed');
   }
+}
+
+function produceError(e: unknown, topic: string): RacingError {
+  const error = toRacingError(e, `produce to ${topic}`, { topic });
+  // A send that timed out is as retriable as a broker that refused the connection.
+  if (/no answer within/.test(error.message) && !error.retriable) {
+    return new RacingError('broker_unreachable', error.message, { cause: e, retriable: true, details: { topic } });
+  }
+  return error;
 }
 
 /** Splits messages into produce requests small enough for the broker's batch and request limits. */

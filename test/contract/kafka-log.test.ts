@@ -1,13 +1,17 @@
 // The LogPort contract and the Kafka-only behaviour of the Kafka log, against the real broker that
 // test/integration/kafka-global-setup.ts starts (or KAFKA_BROKERS names).
 import { createServer } from 'node:net';
+import type { Worker } from 'node:worker_threads';
+import { logLevel } from 'kafkajs';
 import { pino } from 'pino';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { silentLogger } from '../../domain/logger.js';
 import { defaultPartition } from '../../domain/murmur2.js';
 import { createEmbeddedLog } from '../../streams/adapters/embedded-log.js';
 import { createKafkaLog, type KafkaLog } from '../../streams/adapters/kafka-log.js';
+import { toRacingError } from '../../streams/adapters/kafka-errors.js';
 import { pinoLogCreator } from '../../streams/adapters/kafka-logging.js';
+import { ProduceThread } from '../../streams/adapters/kafka-produce-thread.js';
 import type { LogPort, LogRecord, TopicPartition } from '../../streams/log-port.js';
 import { memoryStore } from '../support/memory-store.js';
 import { describeLog, uniqueName, waitUntil } from './log-contract.js';
@@ -17,8 +21,17 @@ if (!brokers) {
   console.warn('[kafka] kafka-log.test.ts SKIPPED: no Kafka broker (java/mvn missing; see docs/kafka-local.md)');
 }
 
+/** The log as the service opens it: its producer in a thread of its own (kafka-produce-thread.ts). */
 const connect = () =>
   createKafkaLog({ brokers: brokers.split(','), clientId: 'kafka-log-test', logger: silentLogger() });
+/** The same log with its producer on the caller's event loop (RACING_KAFKA_PRODUCE_THREAD=0). */
+const connectInline = () =>
+  createKafkaLog({
+    brokers: brokers.split(','),
+    clientId: 'kafka-log-test-inline',
+    logger: silentLogger(),
+    produceThread: false,
+  });
 
 const text = (s: string) => Buffer.from(s, 'utf8');
 const valueText = (r: LogRecord) => (r.value === null ? null : r.value.toString('utf8'));
@@ -48,6 +61,43 @@ describe.skipIf(!brokers)('Kafka log', () => {
   describeLog('kafka', async () => {
     const log = await connect();
     return { log, cleanup: () => log.close() };
+  });
+  describeLog('kafka, producer on the event loop', async () => {
+    const log = await connectInline();
+    return { log, cleanup: () => log.close() };
+  });
+
+  // Both placements of the producer: a send the broker refuses fails with the mapped error (through the
+  // thread, the kafkajs error's type survives), and the next produce of the same log goes through on a
+  // new producer, its records readable after the refused one left nothing behind.
+  describe.each([
+    ['in its thread', connect],
+    ['on the event loop', connectInline],
+  ])('a refused produce, producer %s', (_, open) => {
+    it('rejects with validation_failed naming the reason, and the next produce succeeds', async () => {
+      const log = await open();
+      try {
+        const t = uniqueName('refused');
+        await log.ensureTopics([{ name: t, partitions: 1, compacted: false }]);
+        // over the broker's max.message.bytes (1 MiB by default): MESSAGE_TOO_LARGE, not retried
+        const huge = Buffer.alloc(2 * 1_048_576, 7);
+        const refused = log.produce(t, [{ key: 'big', value: huge }]);
+        await expect(refused).rejects.toMatchObject({ code: 'validation_failed' });
+        await expect(refused).rejects.toThrow(/larger than the max message size|too large/i);
+        await log.produce(t, [
+          { key: 'a', value: text('after'), headers: { h: 'x' } },
+          { key: 'b', value: null },
+        ]);
+        const got = await readPartition(log, t, 0);
+        expect(got.map((r) => [r.key, valueText(r), r.offset])).toEqual([
+          ['a', 'after', 0],
+          ['b', null, 1],
+        ]);
+        expect(got[0]!.headers).toEqual({ h: 'x' });
+      } finally {
+        await log.close();
+      }
+    });
   });
 
   describe('Kafka specifics', () => {
@@ -320,6 +370,55 @@ describe.skipIf(!brokers)('Kafka log', () => {
       await log.close();
       await expect(log.endOffsets(t)).rejects.toMatchObject({ code: 'internal' });
     });
+  });
+});
+
+describe("the Kafka log's produce thread", () => {
+  const data = (address: string) => ({
+    clientId: 'produce-thread-test',
+    brokers: [address],
+    connectionTimeout: 500,
+    logLevel: logLevel.NOTHING,
+  });
+  const message = (key: string) => ({ key, value: text(key), partition: 0, timestamp: '1700000000000' });
+
+  it('a send with no broker listening rejects as broker_unreachable; close ends the thread', async () => {
+    const address = `127.0.0.1:${await freePort()}`;
+    const thread = new ProduceThread(data(address), silentLogger(), silentLogger());
+    const failed = await thread.send('nowhere', [message('k')]).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(failed).toBeInstanceOf(Error);
+    expect(toRacingError(failed, 'produce to nowhere')).toMatchObject({ code: 'broker_unreachable', retriable: true });
+    await thread.close();
+  });
+
+  it.skipIf(!brokers)('a thread that dies fails its pending send; the next send starts a new thread', async () => {
+    const admin = await connect();
+    const t = uniqueName('thread');
+    await admin.ensureTopics([{ name: t, partitions: 1, compacted: false }]);
+    const thread = new ProduceThread(data(brokers.split(',')[0]!), silentLogger(), silentLogger());
+    try {
+      await thread.send(t, [message('one')]);
+      const worker = (thread as unknown as { worker: Worker }).worker;
+      const pending = thread.send(t, [message('lost?')]).then(
+        () => 'sent',
+        (e: unknown) => (e as Error).message,
+      );
+      await worker.terminate();
+      const outcome = await pending;
+      // either it was acknowledged before the thread ended, or it failed naming the thread's end
+      if (outcome !== 'sent') expect(outcome).toMatch(/produce thread exited/);
+      await thread.send(t, [message('two')]);
+      expect((thread as unknown as { worker: Worker }).worker).not.toBe(worker);
+      const keys = (await readPartition(admin, t, 0)).map((r) => r.key);
+      expect(keys[0]).toBe('one');
+      expect(keys.at(-1)).toBe('two');
+    } finally {
+      await thread.close();
+      await admin.close();
+    }
   });
 });
 
