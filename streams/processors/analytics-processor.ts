@@ -83,6 +83,21 @@ export const CATCH_UP_BATCH_RECORDS = 10_000;
 /** Races recomputed per produce when a takeover or an idle flush has many. */
 const FLUSH_SLICE = 2_000;
 
+/**
+ * The direct rows of a batch are handed to the log in slices of this many (about 3 MB of rows): the
+ * Kafka log's produce thread encodes and sends one while the next is computed.
+ */
+const DIRECT_SLICE_ROWS = process.env.RACING_DIRECT_SLICE === '0' ? Infinity : 2_000;
+
+/** How often the computing of a batch's direct rows yields while a slice of them is produced. */
+const PRODUCE_TURN_MS = 5;
+
+/** Whether two row keys (`raceId:horseId`) are of the same race. */
+function sameRace(a: string, b: string): boolean {
+  const i = a.indexOf(':');
+  return i === b.indexOf(':') && a.startsWith(b.slice(0, i + 1));
+}
+
 export class AnalyticsProcessor {
   readonly stats: ProcessorStats = {
     records: 0,
@@ -116,6 +131,8 @@ export class AnalyticsProcessor {
     private readonly flushSlice: number,
     /** the longest a batch leaves the event loop to the rest of the process after its direct rows (settle) */
     private readonly settleMaxMs: number,
+    /** a batch's direct rows are handed to the log in slices of about this many (see produceDirect) */
+    private readonly directSliceRows: number,
   ) {}
 
   /** Loads the processor's checkpoint (state and input positions) from its store. */
@@ -134,6 +151,8 @@ export class AnalyticsProcessor {
     flushSliceRaces?: number;
     /** the longest a batch leaves the event loop to the rest of the process after its direct rows, ms (default SETTLE_MAX_MS) */
     settleMaxMs?: number;
+    /** a batch's direct rows go to the log in slices of about this many, cut between races (default DIRECT_SLICE_ROWS) */
+    directSliceRows?: number;
   }): Promise<AnalyticsProcessor> {
     const engineStore = deps.store.sub('e/');
     const logger = deps.logger.child({ component: 'analytics-processor' });
@@ -188,6 +207,7 @@ export class AnalyticsProcessor {
       deps.checkpointSliceBytes ?? CHECKPOINT_SLICE_BYTES,
       deps.flushSliceRaces ?? FLUSH_SLICE,
       deps.settleMaxMs ?? SETTLE_MAX_MS,
+      deps.directSliceRows ?? DIRECT_SLICE_ROWS,
     );
     if (owned) processor.current = new Set(JSON.parse(owned.toString('utf8')) as number[]);
     return processor;
@@ -339,14 +359,14 @@ export class AnalyticsProcessor {
     // do not wait for the provisional rows of the pending races its horses, jockeys, trainers, sires and
     // course key touch. Those follow, recomputed in slices that let the rest of the service (the view,
     // the stream) run in between; the checkpoint below still comes after both are produced.
-    const direct = this.owned(await this.flushOutputs(undefined, { directOnly: true }));
+    // Produced in slices as they are computed (see produceDirect): the log's work on one slice overlaps
+    // the computing of the next; all of them are produced before the batch goes on.
+    const direct = await this.produceDirect();
     this.mark('direct');
-    if (direct.rows.length > 0) {
-      await this.log.produce(this.codecs.topics.analytics, direct.rows);
-      // Live (a batch that took all there was, not a catch-up's full one): the view and the stream this
-      // process serves take the rows before the dependents take the thread.
-      if (batch.records.length < CATCH_UP_BATCH_RECORDS) await settle(this.settleMaxMs);
-    }
+    await direct.produced;
+    // Live (a batch that took all there was, not a catch-up's full one): the view and the stream this
+    // process serves take the rows before the dependents take the thread.
+    if (direct.rows > 0 && batch.records.length < CATCH_UP_BATCH_RECORDS) await settle(this.settleMaxMs);
     this.mark('produce');
     // (the slices' yields count here too: the view and the stream run in them)
     const { rows, snapshots, dropped } = this.owned(await this.flushOutputs(undefined, { between: timeSlices() }));
@@ -503,15 +523,75 @@ export class AnalyticsProcessor {
     return { rows, snapshots, dropped: rows.length < out.rows.length || snapshots.length < out.snapshots.length };
   }
 
-  /** The rows of the races flushed (see AnalyticsEngine.flush) and, unless `directOnly`, the snapshot rows. */
+  /**
+   * The direct races' rows (flushOutputs with `directOnly`), each slice of DIRECT_SLICE_ROWS handed to the
+   * log as soon as it is computed, the slices' produces chained in order. Resolves when the rows are
+   * computed; `produced` resolves when every slice is produced, and rejects with the first failure (the
+   * slices after a failed one are not sent). A failure of the computing waits for the slices in flight.
+   */
+  private async produceDirect(): Promise<{ rows: number; dropped: boolean; produced: Promise<void> }> {
+    const topic = this.codecs.topics.analytics;
+    let produced: Promise<void> = Promise.resolve();
+    let inFlight = 0;
+    let rows = 0;
+    let dropped = false;
+    const send = (slice: OutRecord[]): void => {
+      const out = this.owned({ rows: slice, snapshots: [] });
+      dropped ||= out.dropped;
+      if (out.rows.length === 0) return;
+      rows += out.rows.length;
+      inFlight++;
+      produced = produced
+        .then(() => this.log.produce(topic, out.rows))
+        .finally(() => {
+          inFlight--;
+        });
+      // awaited by the caller; handled here so that a failure while the rest is computed is not unhandled
+      produced.catch(() => undefined);
+    };
+    // While a slice is being produced, a turn of the event loop every PRODUCE_TURN_MS lets its
+    // acknowledgement in, so the next slice follows it without waiting for the end of the computing.
+    let since = performance.now();
+    const between = (): Promise<void> | undefined => {
+      if (inFlight === 0 || performance.now() - since < PRODUCE_TURN_MS) return undefined;
+      // setImmediate, not a timer: the loop takes what has arrived (the acknowledgement) and comes
+      // straight back, with no timer's millisecond of waiting
+      return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        since = performance.now();
+      });
+    };
+    try {
+      const last = await this.flushOutputs(
+        undefined,
+        { directOnly: true, between },
+        { rows: this.directSliceRows, send },
+      );
+      send(last.rows);
+    } catch (e) {
+      await produced.catch(() => undefined);
+      throw e;
+    }
+    return { rows, dropped, produced };
+  }
+
+  /**
+   * The rows of the races flushed (see AnalyticsEngine.flush) and, unless `directOnly`, the snapshot rows.
+   * With `slices`, every `slices.rows` rows go to `slices.send` as they are computed (the rest returned).
+   */
   private async flushOutputs(
     limit?: number,
     options: FlushOptions = {},
+    slices?: { rows: number; send: (rows: OutRecord[]) => void },
   ): Promise<{ rows: OutRecord[]; snapshots: OutRecord[] }> {
-    const rows: OutRecord[] = [];
+    let rows: OutRecord[] = [];
     const owns = this.ownership?.owns;
     // each row is encoded as soon as its race is computed: only its bytes (off-heap) wait for the produce
     const emit = (o: RowOutput): void => {
+      // a slice ends between two races: a race's rows go to the log together
+      if (slices && rows.length >= slices.rows && !sameRace(rows[rows.length - 1]!.key, o.key)) {
+        slices.send(rows);
+        rows = [];
+      }
       rows.push({
         key: o.key,
         value: o.value ? this.codecs.row.frame(o.value) : null,
