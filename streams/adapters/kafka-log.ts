@@ -17,9 +17,9 @@ import { defaultPartition } from '../../domain/murmur2.js';
 import { RacingError } from '../../domain/errors.js';
 import type { Logger } from '../../domain/logger.js';
 import type { ConsumeOptions, LogBatch, LogPort, LogRecord, OutRecord, TopicSpec } from '../log-port.js';
-import { type Admin, Kafka, type Message, type Producer } from 'kafkajs';
+import { type Admin, Kafka, type Message } from 'kafkajs';
 import { ProduceThread } from './kafka-produce-thread.js';
-import { newProducer } from './kafka-producer.js';
+import { InlineSender, type RecordSender } from './kafka-producer.js';
 import { consumeGroup } from './kafka-consumer.js';
 import { toRacingError } from './kafka-errors.js';
 import { fetchPartitions } from './kafka-fetch.js';
@@ -100,13 +100,14 @@ export async function createKafkaLog(options: KafkaLogOptions): Promise<KafkaLog
           options.logger.child({ component: 'kafkajs' }),
         )
       : undefined;
-  const producer = thread ? undefined : newProducer(kafka);
-  const connecting = Promise.all([admin.connect(), reader.connect(), producer?.connect()]);
+  const inline = thread ? undefined : new InlineSender(kafka);
+  const sender: RecordSender = thread ?? inline!;
+  const connecting = Promise.all([admin.connect(), reader.connect(), inline?.connect()]);
   try {
     await withDeadline(connecting, connectTimeoutMs);
   } catch (cause) {
     connecting.catch(() => undefined);
-    await Promise.allSettled([admin.disconnect(), reader.disconnect(), producer?.disconnect(), thread?.close()]);
+    await Promise.allSettled([admin.disconnect(), reader.disconnect(), sender.close()]);
     const reason = cause instanceof Error ? cause.message : String(cause);
     throw new RacingError(
       'broker_unreachable',
@@ -115,7 +116,7 @@ export async function createKafkaLog(options: KafkaLogOptions): Promise<KafkaLog
     );
   }
   logger.info({ brokers }, 'connected to Kafka');
-  return new KafkaLogAdapter(kafka, admin, reader, producer, thread, brokers, logger, options.replicationFactor ?? 1);
+  return new KafkaLogAdapter(kafka, admin, reader, sender, brokers, logger, options.replicationFactor ?? 1);
 }
 
 class KafkaLogAdapter implements KafkaLog {
@@ -129,8 +130,7 @@ class KafkaLogAdapter implements KafkaLog {
     private readonly kafka: Kafka,
     private readonly admin: Admin,
     private readonly reader: KafkaJsCluster,
-    private producer: Producer | undefined,
-    private readonly thread: ProduceThread | undefined,
+    private readonly sender: RecordSender,
     readonly brokers: readonly string[],
     private readonly logger: Logger,
     private readonly replicationFactor: number,
@@ -246,50 +246,26 @@ class KafkaLogAdapter implements KafkaLog {
       if (r.headers !== undefined) message.headers = { ...r.headers };
       return message;
     });
-    const thread = this.thread;
-    if (thread) {
-      await this.produceLock.run(async () => {
-        this.assertOpen();
-        try {
-          for (const chunk of chunkBySize(messages)) {
-            await withDeadline(thread.send(topic, chunk), SEND_TIMEOUT_MS);
-          }
-        } catch (e) {
-          // A new producer for the next send, so that no sequence number of this one is reused; the
-          // thread drops it at once, even while a send with no answer is still running on it.
-          thread.reset();
-          throw produceError(e, topic);
-        }
-      });
-      return;
-    }
     await this.produceLock.run(async () => {
       this.assertOpen();
-      const producer = await this.currentProducer();
       try {
         for (const chunk of chunkBySize(messages)) {
           // Bounded: after a broker restart a send on the old connection can stay unanswered for ever,
           // and the processor's batch (and everything queued behind it) with it.
-          await withDeadline(producer.send({ topic, messages: chunk, acks: -1 }), SEND_TIMEOUT_MS);
+          await withDeadline(this.sender.send(topic, chunk), SEND_TIMEOUT_MS);
         }
       } catch (e) {
-        this.producer = undefined;
-        producer.disconnect().catch(() => undefined);
-        throw produceError(e, topic);
+        // A new producer for the next send, so that no sequence number of this one is reused (also
+        // while a send with no answer is still running on it).
+        this.sender.reset();
+        const error = toRacingError(e, `produce to ${topic}`, { topic });
+        // A send that timed out is as retriable as a broker that refused the connection.
+        if (/no answer within/.test(error.message) && !error.retriable) {
+          throw new RacingError('broker_unreachable', error.message, { cause: e, retriable: true, details: { topic } });
+        }
+        throw error;
       }
     });
-  }
-
-  private async currentProducer(): Promise<Producer> {
-    if (this.producer !== undefined) return this.producer;
-    const producer = newProducer(this.kafka);
-    try {
-      await producer.connect();
-    } catch (e) {
-      throw toRacingError(e, 'connecting the Kafka producer');
-    }
-    this.producer = producer;
-    return producer;
   }
 
   async endOffsets(topic: string): Promise<number[]> {
@@ -462,12 +438,7 @@ class KafkaLogAdapter implements KafkaLog {
       // Consumers stop after their current batch; their failures belong to their own callers.
       await Promise.allSettled([...this.consuming]);
       await this.produceLock.run(async () => undefined);
-      await Promise.allSettled([
-        this.producer?.disconnect(),
-        this.thread?.close(),
-        this.admin.disconnect(),
-        this.reader.disconnect(),
-      ]);
+      await Promise.allSettled([this.sender.close(), this.admin.disconnect(), this.reader.disconnect()]);
       this.logger.debug('Kafka log closed');
     })();
     return this.closed;
@@ -476,15 +447,6 @@ class KafkaLogAdapter implements KafkaLog {
   private assertOpen(): void {
     if (this.closed !== undefined) throw new RacingError('internal', 'the Kafka log is closed');
   }
-}
-
-function produceError(e: unknown, topic: string): RacingError {
-  const error = toRacingError(e, `produce to ${topic}`, { topic });
-  // A send that timed out is as retriable as a broker that refused the connection.
-  if (/no answer within/.test(error.message) && !error.retriable) {
-    return new RacingError('broker_unreachable', error.message, { cause: e, retriable: true, details: { topic } });
-  }
-  return error;
 }
 
 /** Splits messages into produce requests small enough for the broker's batch and request limits. */

@@ -11,6 +11,7 @@ import { logLevel } from 'kafkajs';
 import type { Logger } from '../../domain/logger.js';
 import { pinoLogCreator } from './kafka-logging.js';
 import type { ProduceWorkerData, SendMeta, SerializedError } from './kafka-produce-worker.js';
+import type { RecordSender } from './kafka-producer.js';
 
 /** The produce thread's young generation, MB (see startWorker). */
 const WORKER_YOUNG_GENERATION_MB = 48;
@@ -46,7 +47,7 @@ function revive(s: SerializedError): Error {
   return e;
 }
 
-export class ProduceThread {
+export class ProduceThread implements RecordSender {
   private worker: Worker | undefined;
   private readonly pending = new Map<number, Outcome>();
   private nextId = 1;

@@ -1,5 +1,18 @@
-/** The Kafka log's producer settings, shared by the log (kafka-log.ts) and its produce thread. */
-import { type Kafka, Partitioners, type Producer } from 'kafkajs';
+/**
+ * The Kafka log's producer settings, shared by the log's two senders: the producer on the caller's event
+ * loop (InlineSender, here) and the one in a thread of its own (ProduceThread, kafka-produce-thread.ts).
+ */
+import { type Kafka, type Message, Partitioners, type Producer } from 'kafkajs';
+import { toRacingError } from './kafka-errors.js';
+
+/** What the Kafka log sends one produce request's records through. */
+export interface RecordSender {
+  /** Produces `messages` (each with its partition) to `topic`; resolves when the broker acknowledged them. */
+  send(topic: string, messages: (Message & { partition: number })[]): Promise<void>;
+  /** After a failed or unanswered send: the next send goes through a new producer. */
+  reset(): void;
+  close(): Promise<void>;
+}
 
 export function newProducer(kafka: Kafka): Producer {
   // Idempotent with acks=all: a retried batch is never written twice. Retries are bounded so that a
@@ -13,4 +26,42 @@ export function newProducer(kafka: Kafka): Producer {
     createPartitioner: Partitioners.DefaultPartitioner,
     retry: { initialRetryTime: 300, retries: 8, maxRetryTime: 5_000 },
   });
+}
+
+/** The producer on the caller's event loop (RACING_KAFKA_PRODUCE_THREAD=0). */
+export class InlineSender implements RecordSender {
+  private producer: Producer | undefined;
+
+  constructor(private readonly kafka: Kafka) {}
+
+  /** Connects a producer now (the log's start-up checks that the brokers answer). */
+  async connect(): Promise<void> {
+    await this.current();
+  }
+
+  async send(topic: string, messages: (Message & { partition: number })[]): Promise<void> {
+    await (await this.current()).send({ topic, messages, acks: -1 });
+  }
+
+  reset(): void {
+    const producer = this.producer;
+    this.producer = undefined;
+    producer?.disconnect().catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    await this.producer?.disconnect();
+  }
+
+  private async current(): Promise<Producer> {
+    if (this.producer !== undefined) return this.producer;
+    const producer = newProducer(this.kafka);
+    try {
+      await producer.connect();
+    } catch (e) {
+      throw toRacingError(e, 'connecting the Kafka producer');
+    }
+    this.producer = producer;
+    return producer;
+  }
 }

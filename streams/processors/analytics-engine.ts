@@ -23,7 +23,7 @@ import { SnapshotEmitter, type SnapshotOutput } from './engine-snapshots.js';
 import { MONTHLY_ONLY, type SnapshotCalendar } from '../../domain/features/snapshot-calendar.js';
 import type { EngineState, RaceLinks, RaceState } from './engine-state.js';
 
-export { effectiveCard, latestCard, rowKey } from './engine-links.js';
+export { effectiveCard, latestCard, raceIdOf, rowKey } from './engine-links.js';
 
 export interface RowOutput {
   /** `${raceId}:${horseId}` */

@@ -15,6 +15,7 @@ import {
   AnalyticsEngine,
   type FlushOptions,
   type RowOutput,
+  raceIdOf,
   rowBytesFingerprint,
   rowFingerprint,
 } from './analytics-engine.js';
@@ -91,12 +92,6 @@ const DIRECT_SLICE_ROWS = process.env.RACING_DIRECT_SLICE === '0' ? Infinity : 2
 
 /** How often the computing of a batch's direct rows yields while a slice of them is produced. */
 const PRODUCE_TURN_MS = 5;
-
-/** Whether two row keys (`raceId:horseId`) are of the same race. */
-function sameRace(a: string, b: string): boolean {
-  const i = a.indexOf(':');
-  return i === b.indexOf(':') && a.startsWith(b.slice(0, i + 1));
-}
 
 export class AnalyticsProcessor {
   readonly stats: ProcessorStats = {
@@ -588,7 +583,7 @@ export class AnalyticsProcessor {
     // each row is encoded as soon as its race is computed: only its bytes (off-heap) wait for the produce
     const emit = (o: RowOutput): void => {
       // a slice ends between two races: a race's rows go to the log together
-      if (slices && rows.length >= slices.rows && !sameRace(rows[rows.length - 1]!.key, o.key)) {
+      if (slices && rows.length >= slices.rows && raceIdOf(rows[rows.length - 1]!.key) !== raceIdOf(o.key)) {
         slices.send(rows);
         rows = [];
       }

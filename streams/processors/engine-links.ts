@@ -320,7 +320,8 @@ export function rowKey(raceId: string, horseId: string): string {
   return `${raceId}:${horseId}`;
 }
 
-function raceIdOf(key: string): string {
+/** The race id of a row key (`raceId:horseId`). */
+export function raceIdOf(key: string): string {
   const colon = key.indexOf(':');
   return colon >= 0 ? key.slice(0, colon) : key;
 }
