@@ -2,7 +2,9 @@
  * Kafka mode on a real Apache Kafka broker (started by the vitest global setup) with the project's
  * Confluent-compatible registry: the same generated input gives a byte-identical export to the
  * embedded default; two processor instances produce the same rows as one; an API replica started later
- * catches up; bad input goes to the dead-letter topic and nothing is lost.
+ * catches up; bad input goes to the dead-letter topic and nothing is lost. After an operator's replay an
+ * outside client (Confluent's Python consumer, scripts/consume-analytics.py) reads the rows the
+ * processor produced: the newest value of every key is the export's row.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,6 +21,7 @@ import { silentLogger } from '../../domain/logger.js';
 import { runViewMaterializer } from '../../streams/processors/view-materializer.js';
 import { buildRegistryServer, createLogSchemaStore, startRegistryServer } from '../../streams/registry-server/index.js';
 import type { LogPort } from '../../streams/log-port.js';
+import { pythonEnv, pythonEnvUnavailableReason } from '../support/python-env.js';
 
 const brokers = inject('kafkaBrokers');
 const logger = silentLogger();
@@ -32,6 +35,21 @@ function config(env: Record<string, string>): ServiceConfig {
 }
 
 const exportOf = async (rt: Runtime) => text(analyticsNdjson(rt.view));
+
+const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, '..', '..');
+const CONSUMER = join(ROOT, 'scripts', 'consume-analytics.py');
+
+const sortedMap = <V>(m: Map<string, V>) => new Map([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+/** An export's rows by their topic key (`raceId:horseId`). */
+function rowsByKey(ndjson: string): Map<string, unknown> {
+  const rows = ndjson
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { raceId: string; horseId: string });
+  return sortedMap(new Map(rows.map((r) => [`${r.raceId}:${r.horseId}`, r])));
+}
 
 describe.skipIf(!brokers)('Kafka mode', () => {
   let registryUrl: string;
@@ -108,10 +126,49 @@ describe.skipIf(!brokers)('Kafka mode', () => {
       expect(await exportOf(rt2)).toBe(expected);
       const analytics = (await rt2.log.startOffsets(rt2.topics.analytics)).reduce((a, b) => a + b, 0);
       expect(analytics).toBeGreaterThan(0); // the first run's rows were deleted from the topic
+      // what the processor produced (through its producer thread, the default) as an outside team reads
+      // it: the newest value of every key on the topic is the row the export has, and no other
+      await expect(outsideConsumerView(rt2.topics.analytics)).resolves.toEqual(rowsByKey(expected));
     } finally {
       await rt2.close();
     }
   }, 300_000);
+
+  /**
+   * The newest value of every key on `topic`, read from the start to the end of every partition by
+   * Confluent's Python client (scripts/consume-analytics.py), with the keys whose newest value is a
+   * tombstone left out: what a compacting downstream consumer ends with.
+   */
+  async function outsideConsumerView(topic: string): Promise<Map<string, unknown>> {
+    const python = await pythonEnv();
+    if (!python) throw new Error(`no Python for the outside consumer: ${pythonEnvUnavailableReason()}`);
+    const { stdout, stderr } = await run(
+      python,
+      [
+        CONSUMER,
+        '--brokers',
+        brokers,
+        '--registry',
+        registryUrl,
+        '--topic',
+        topic,
+        '--from-beginning',
+        '--until-end',
+        '--timeout',
+        '100',
+      ],
+      { cwd: ROOT, timeout: 120_000, maxBuffer: 1 << 28 },
+    );
+    expect(stderr).toContain('(end of every partition)');
+    const newest = new Map<string, unknown>();
+    for (const line of stdout.split('\n')) {
+      if (line.trim() === '') continue;
+      const { key, value } = JSON.parse(line) as { key: string; value: unknown };
+      newest.set(key, value);
+    }
+    for (const [k, v] of newest) if (v === null) newest.delete(k);
+    return sortedMap(newest);
+  }
 
   it('two processor instances produce the rows of one; an API replica started later serves the same rows and keys', async () => {
     const p2 = `${prefix}two.`;
@@ -206,8 +263,6 @@ describe.skipIf(!brokers)('Kafka mode', () => {
 });
 
 describe.skipIf(!brokers)('Kafka mode configuration errors', () => {
-  const run = promisify(execFile);
-  const ROOT = join(import.meta.dirname, '..', '..');
   const racing = (env: Record<string, string>) =>
     run(process.execPath, ['--import', 'tsx', join(ROOT, 'cli', 'racing.ts'), 'process'], {
       cwd: ROOT,
