@@ -75,6 +75,7 @@ async function measure(mode: string, extraEnv: Record<string, string>) {
       viewSeconds: number;
       takeoverRows?: number;
       phaseSeconds?: Record<string, number>;
+      checkpoints?: { count: number; written: Record<string, { records: number; mb: number }> };
     }>(env, ['rebuild', ...(mode === 'kafka' ? ['--yes'] : [])]);
     const oneMoreDay = dayAfter ? await measureDayAfter(env) : undefined;
     return {
@@ -97,6 +98,8 @@ async function measure(mode: string, extraEnv: Record<string, string>) {
       takeoverRows: f.takeoverRows ?? null,
       // where the processor's seconds went (docs/performance.md, "Commands": the phases)
       phaseSeconds: f.phaseSeconds ?? null,
+      // the processor's checkpoints and what they wrote of its state, by kind of record
+      checkpoints: f.checkpoints ?? null,
       ...(oneMoreDay ? { oneMoreDay } : {}),
     };
   } finally {

@@ -130,6 +130,20 @@ export interface ProcessFigures {
    * (mark-compact pauses) and `gcOther` (incremental marking steps, weak callbacks).
    */
   phaseSeconds: Record<string, number>;
+  /**
+   * The processor's checkpoints: how many, and what they wrote of its state by kind of record (races,
+   * horses, index month chunks, year blocks and heads, courses): records and megabytes of values.
+   */
+  checkpoints: { count: number; written: Record<string, { records: number; mb: number }> };
+}
+
+/** The processor's checkpoints and what they wrote (ProcessFigures.checkpoints). */
+function checkpointFigures(processor: AnalyticsProcessor): ProcessFigures['checkpoints'] {
+  const written: Record<string, { records: number; mb: number }> = {};
+  for (const [kind, w] of Object.entries(processor.stateWritten)) {
+    written[kind] = { records: w.records, mb: Math.round(w.bytes / 1e5) / 10 };
+  }
+  return { count: processor.stats.checkpoints, written };
 }
 
 /** Seconds of garbage-collection pauses by kind while it observes (see ProcessFigures.phaseSeconds). */
@@ -337,6 +351,7 @@ export async function processAll(
     rowsPerSecond: seconds > 0 ? processor.stats.rowsEmitted / seconds : 0,
     takeoverRows: caughtUpRows === undefined ? 0 : processor.stats.rowsEmitted - caughtUpRows,
     phaseSeconds: phaseSeconds(processor.stats, gc),
+    checkpoints: checkpointFigures(processor),
     processor,
   };
 }

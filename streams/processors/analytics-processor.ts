@@ -50,6 +50,8 @@ export interface ProcessorStats {
   /** course snapshot rows and tombstones produced */
   snapshotsEmitted: number;
   batches: number;
+  /** checkpoints written */
+  checkpoints: number;
   /** where the processor's time went, in milliseconds since it opened (see PHASES) */
   phaseMs: Record<Phase, number>;
 }
@@ -101,6 +103,7 @@ export class AnalyticsProcessor {
     tombstones: 0,
     snapshotsEmitted: 0,
     batches: 0,
+    checkpoints: 0,
     phaseMs: Object.fromEntries(PHASES.map((p) => [p, 0])) as Record<Phase, number>,
   };
   private phaseFrom = 0;
@@ -292,6 +295,11 @@ export class AnalyticsProcessor {
   /** The state's roll-ups and expansions of old years so far (shown with the phases in progress lines). */
   get stateCounters(): { rollUps: number; expansions: number } {
     return { rollUps: this.engine.state.rollUps, expansions: this.engine.state.expansions };
+  }
+
+  /** What this processor's checkpoints wrote of its state, by kind of record (EngineState.written). */
+  get stateWritten(): EngineState['written'] {
+    return this.engine.state.written;
   }
 
   /** Races this processor saw for the first time since it opened (in a rebuild: every race). */
@@ -678,6 +686,7 @@ export class AnalyticsProcessor {
       throw e;
     }
     this.mark('write');
+    this.stats.checkpoints++;
     this.engine.state.evict(evictAsOf);
     this.mark('evict');
   }

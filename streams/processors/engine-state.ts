@@ -226,6 +226,19 @@ export class EngineState {
   expansions = 0;
 
   /**
+   * What the checkpoints of this state object wrote, record by record (`writeDirty`): how many and their
+   * values' bytes by kind of record (the store's own keys and framing not counted).
+   */
+  readonly written: Record<StateRecordKind, { records: number; bytes: number }> = {
+    races: { records: 0, bytes: 0 },
+    horses: { records: 0, bytes: 0 },
+    monthChunks: { records: 0, bytes: 0 },
+    yearBlocks: { records: 0, bytes: 0 },
+    indexHeads: { records: 0, bytes: 0 },
+    courses: { records: 0, bytes: 0 },
+  };
+
+  /**
    * `rollYears`: how many years before the current one stay apart, for every kind (by default each
    * kind's own, rollYearsOf; the tests roll everything before the next year up, -1, to make every
    * detailed query read the rolled months back).
@@ -573,18 +586,25 @@ export class EngineState {
    * state clean. Values are views of the shared encoding slab (avroBytes): read-only, and copied by a
    * store batch when added.
    */
-  writeDirty(put: (key: string, value: Buffer) => void): void {
-    put('format', Buffer.from(STATE_FORMAT));
+  writeDirty(putRecord: (key: string, value: Buffer) => void): void {
+    const written = this.written;
+    const count = (kind: StateRecordKind, key: string, value: Buffer) => {
+      const w = written[kind];
+      w.records++;
+      w.bytes += value.length;
+      putRecord(key, value);
+    };
+    putRecord('format', Buffer.from(STATE_FORMAT));
     for (const id of this.dirtyRaces) {
       const r = this.races.get(id);
-      if (r) put(`r!${id}`, avroBytes(RACE_STATE_TYPE, r));
+      if (r) count('races', `r!${id}`, avroBytes(RACE_STATE_TYPE, r));
     }
     for (const id of this.dirtyHorses) {
       const h = this.horses.get(id);
       if (!h) continue;
       const { value, kept } = encodeHorse(h.runs, [...h.pending.keys()], [...h.pending.values()], h.encoded);
       h.encoded = kept;
-      put(`h!${id}`, value);
+      count('horses', `h!${id}`, value);
     }
     // each kind's roll-up end at this checkpoint's stream time (the same for every index of the kind)
     const rollEnds = new Map(ENTITY_KINDS.map((k) => [k.kind, rollEndAt(this.now, this.rollYears ?? rollYearsOf(k))]));
@@ -595,15 +615,15 @@ export class EngineState {
       // head's total: the head is then among the changes taken below
       if (this.store && Number.isFinite(rollEnd) && idx.rollUp(rollEnd)) this.rollUps++;
       const { head, chunks, years } = idx.takeDirty();
-      for (const m of chunks) put(chunkKey(kind, id, m.start), encodeChunk(m.chunk!));
-      for (const y of years) put(yearKey(kind, id, y), encodeYearOf(idx, y));
-      if (head) put(`i!${kind}!${id}`, encodeHead(idx.toHead()));
+      for (const m of chunks) count('monthChunks', chunkKey(kind, id, m.start), encodeChunk(m.chunk!));
+      for (const y of years) count('yearBlocks', yearKey(kind, id, y), encodeYearOf(idx, y));
+      if (head) count('indexHeads', `i!${kind}!${id}`, encodeHead(idx.toHead()));
     }
     for (const id of this.dirtyCourses) {
-      put(`co!${id}`, Buffer.from(JSON.stringify(this.courses.get(id))));
+      count('courses', `co!${id}`, Buffer.from(JSON.stringify(this.courses.get(id))));
     }
     for (const [courseId, raceId] of this.newCourseRaces) {
-      put(`cr!${courseId}!${raceId}`, Buffer.alloc(0));
+      putRecord(`cr!${courseId}!${raceId}`, Buffer.alloc(0));
     }
     this.dirtyRaces.clear();
     this.dirtyHorses.clear();
@@ -665,6 +685,9 @@ export class EngineState {
     };
   }
 }
+
+/** The kinds of record a checkpoint writes (EngineState.written). */
+export type StateRecordKind = 'races' | 'horses' | 'monthChunks' | 'yearBlocks' | 'indexHeads' | 'courses';
 
 function yearBlockOf(kind: IndexKind, id: string, year: number, b: Buffer | undefined): YearBlock {
   if (!b) throw new Error(`state is missing the summaries of ${kind} ${id} for ${new Date(year).getUTCFullYear()}`);

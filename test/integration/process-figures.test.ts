@@ -1,6 +1,7 @@
 /**
  * The figures `racing process` and `racing rebuild` print: where the processor's time went, by phase
- * (docs/performance.md reads them), beside the garbage collector's pauses, and the view's catch-up after it.
+ * (docs/performance.md reads them), beside the garbage collector's pauses, the view's catch-up after it,
+ * and what the processor's checkpoints wrote of its state.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,6 +46,17 @@ describe('the processing figures', () => {
       expect(Object.keys(figures.phaseSeconds).sort()).toEqual([...PHASES, 'gcMajor', 'gcMinor', 'gcOther'].sort());
       for (const p of PHASES) expect(figures.phaseSeconds[p]).toBe(Math.round(ms[p] / 100) / 10);
       expect(figures.phaseSeconds['gcMinor']).toBeGreaterThanOrEqual(0);
+
+      // the checkpoints (one after every batch here) and what they wrote, in megabytes (tenths)
+      expect(figures.checkpoints.count).toBe(figures.processor.stats.checkpoints);
+      expect(figures.checkpoints.count).toBeGreaterThanOrEqual(figures.processor.stats.batches);
+      const written = figures.processor.stateWritten;
+      expect(Object.keys(figures.checkpoints.written).sort()).toEqual(Object.keys(written).sort());
+      for (const [kind, w] of Object.entries(written)) {
+        expect(figures.checkpoints.written[kind]).toEqual({ records: w.records, mb: Math.round(w.bytes / 1e5) / 10 });
+      }
+      // every race of the run was written at least once
+      expect(written.races.records).toBeGreaterThanOrEqual(figures.races);
     } finally {
       await rt.close();
     }
