@@ -263,11 +263,18 @@ describe.skipIf(!brokers)('Kafka mode', () => {
 });
 
 describe.skipIf(!brokers)('Kafka mode configuration errors', () => {
-  const racing = (env: Record<string, string>) =>
-    run(process.execPath, ['--import', 'tsx', join(ROOT, 'cli', 'racing.ts'), 'process'], {
+  const dataDirs: string[] = [];
+  const racing = (env: Record<string, string>) => {
+    const dir = mkdtempSync(join(tmpdir(), 'racing-cfg-'));
+    dataDirs.push(dir);
+    return run(process.execPath, ['--import', 'tsx', join(ROOT, 'cli', 'racing.ts'), 'process'], {
       cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'silent', RACING_DATA_DIR: mkdtempSync(join(tmpdir(), 'racing-cfg-')), ...env },
+      env: { ...process.env, LOG_LEVEL: 'silent', RACING_DATA_DIR: dir, ...env },
     });
+  };
+  afterAll(() => {
+    for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
+  });
 
   it('names an unreachable broker', async () => {
     const started = Date.now();
