@@ -588,19 +588,27 @@ export class AnalyticsProcessor {
   ): Promise<{ rows: OutRecord[]; snapshots: OutRecord[] }> {
     let rows: OutRecord[] = [];
     const owns = this.ownership?.owns;
+    // the race of the latest row and its partition: a race's rows come one after another
+    let race: string | undefined;
+    let partition = 0;
     // each row is encoded as soon as its race is computed: only its bytes (off-heap) wait for the produce
     const emit = (o: RowOutput): void => {
-      // a slice ends between two races: a race's rows go to the log together
-      if (slices && rows.length >= slices.rows && raceIdOf(rows[rows.length - 1]!.key) !== raceIdOf(o.key)) {
-        slices.send(rows);
-        rows = [];
+      const raceId = raceIdOf(o.key);
+      if (raceId !== race) {
+        // a slice ends between two races: a race's rows go to the log together
+        if (slices && rows.length >= slices.rows) {
+          slices.send(rows);
+          rows = [];
+        }
+        race = raceId;
+        // a race's rows live in its race partition (see useOwnership)
+        partition = defaultPartition(raceId, this.analyticsPartitions);
       }
       rows.push({
         key: o.key,
         value: o.value ? this.codecs.row.frame(o.value) : null,
         timestamp: o.timestamp,
-        // a race's rows live in its race partition (see useOwnership)
-        partition: defaultPartition(o.key.slice(0, o.key.indexOf(':')), this.analyticsPartitions),
+        partition,
       });
       if (o.row) this.stats.rowsEmitted++;
       else this.stats.tombstones++;
