@@ -41,7 +41,8 @@ export interface TopicCodec<T> {
 
 export class AvroSerde {
   private readonly writers = new Map<number, avro.Type>();
-  private readonly resolvers = new Map<string, avro.Resolver>();
+  /** per reader type, per writer schema id */
+  private readonly resolvers = new Map<avro.Type, Map<number, avro.Resolver>>();
   private readonly readers = new Map<string, avro.Type>();
 
   constructor(private readonly registry: SchemaRegistryPort) {}
@@ -75,11 +76,23 @@ export class AvroSerde {
    * for an unknown id.
    */
   async decode<T>(topic: string, buf: Buffer): Promise<T> {
+    return this.decodeWith<T>(this.readers.get(topic), buf);
+  }
+
+  /**
+   * As decode, read with `reader` (a schema the writer's resolves to) instead of the topic's: fields
+   * the reader leaves out are skipped unread (a consumer that ignores display names does not make
+   * their strings).
+   */
+  async decodeAs<T>(reader: avro.Type, buf: Buffer): Promise<T> {
+    return this.decodeWith<T>(reader, buf);
+  }
+
+  private async decodeWith<T>(reader: avro.Type | undefined, buf: Buffer): Promise<T> {
     if (buf.length < 5 || buf[0] !== 0) {
       throw new RacingError('bad_wire_format', 'value is not in the Confluent wire format (magic byte 0 + schema id)');
     }
     const id = buf.readUInt32BE(1);
-    const reader = this.readers.get(topic);
     let writer = this.writers.get(id);
     if (!writer) {
       const text = await this.registry.schemaById(id);
@@ -88,11 +101,12 @@ export class AvroSerde {
     }
     try {
       if (!reader || reader === writer) return writer.fromBuffer(buf.subarray(5)) as T;
-      const rk = `${topic}:${id}`;
-      let resolver = this.resolvers.get(rk);
+      let byWriter = this.resolvers.get(reader);
+      if (!byWriter) this.resolvers.set(reader, (byWriter = new Map()));
+      let resolver = byWriter.get(id);
       if (!resolver) {
         resolver = reader.createResolver(writer);
-        this.resolvers.set(rk, resolver);
+        byWriter.set(id, resolver);
       }
       return reader.fromBuffer(buf.subarray(5), resolver) as T;
     } catch (cause) {

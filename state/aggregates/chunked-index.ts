@@ -34,8 +34,14 @@ import { startOfNextUtcMonth, startOfNextUtcYear, startOfUtcMonth, startOfUtcYea
 import { EventIndex, TAG_TOTAL_HEAD, type WindowCounts } from './event-index.js';
 import { TagSeries } from './tag-series.js';
 
-/** Room for this many events in a new month's chunk: most keys (owners, dams, the composite keys) have one or two a month; busy ones grow by doubling. */
+/**
+ * Room for at least this many events in a new month's chunk: most keys (owners, dams) have one or two a
+ * month. A busy key's new month gets room for as many as the month before it held (a jockey's month of
+ * a hundred rides is not grown through 4, 8, .. 128, each array copied and left to the collector), up to
+ * MAX_HINTED_CAPACITY; beyond that it grows by doubling.
+ */
 const NEW_CHUNK_CAPACITY = 4;
+const MAX_HINTED_CAPACITY = 1024;
 
 /** Loads a chunk's events by month start; undefined when the store has none. */
 export type ChunkLoader = (monthStart: number) => Promise<EventIndex | undefined>;
@@ -606,8 +612,11 @@ export class ChunkedIndex {
       const nextSame = i < this.len && yearStart(this.startAt(i)) === year;
       if (!prevSame && !nextSame) this.headDirty = true;
       if (i < this.residentFrom) this.residentFrom = i; // (later positions shift up: still none resident below)
+      // (the month before's count, read before the insert shifts nothing below i)
+      const before = i > 0 ? this.m[(i - 1) * this.stride + N]! : 0;
       this.insertMonth(i, start);
-      this.chunks.splice(i, 0, new EventIndex(this.width, NEW_CHUNK_CAPACITY));
+      const capacity = Math.max(NEW_CHUNK_CAPACITY, Math.min(before, MAX_HINTED_CAPACITY));
+      this.chunks.splice(i, 0, new EventIndex(this.width, capacity));
       if (this.tagged) this.tags.splice(i, 0, undefined);
       this.invalidate(i);
     }

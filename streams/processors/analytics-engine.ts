@@ -12,7 +12,7 @@
  */
 import { compareCardVersions } from '../../domain/card-order.js';
 import { compareResultVersions } from '../../domain/result-order.js';
-import type { AnalyticsRow, Course, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
+import type { AnalyticsRow, Course, RaceCard, RaceCardRunner, RaceResult } from '../../domain/avro-types.generated.js';
 import type { InputEvent } from '../../domain/events.js';
 import { bytesFingerprint } from '../../domain/hash.js';
 import { Linker, latestCard, raceLinks, rowKey, sameLinks } from './engine-links.js';
@@ -390,22 +390,59 @@ export class AnalyticsEngine {
   }
 }
 
-/** The engine keeps no display names (it never reads them): smaller state, cheaper checkpoints. */
+/**
+ * The engine keeps no display names (it never reads them): smaller state, cheaper checkpoints. The
+ * processor's cards come without them (input-decoder.ts reads them past), so the copy is written field
+ * by field, every field named (a field added to the schema does not compile until it is here): objects
+ * of one shape, not a spread of the decoded card with properties added after it.
+ */
 function slimCard(c: RaceCard): RaceCard {
   return {
-    ...c,
+    raceId: c.raceId,
+    version: c.version,
+    publishedAt: c.publishedAt,
+    offTime: c.offTime,
+    meetingDate: c.meetingDate,
+    courseId: c.courseId,
     courseName: '',
+    country: c.country,
     raceName: '',
-    runners: c.runners.map((r) => ({
-      ...r,
-      horseName: '',
-      jockeyName: '',
-      trainerName: '',
-      sireName: r.sireName === null ? null : '',
-      ownerName: '',
-      damName: '',
-      damSireName: '',
-    })),
+    discipline: c.discipline,
+    surface: c.surface,
+    distanceYards: c.distanceYards,
+    going: c.going,
+    raceClass: c.raceClass,
+    isHandicap: c.isHandicap,
+    pattern: c.pattern,
+    runners: c.runners.map(slimRunner),
+  };
+}
+
+function slimRunner(r: RaceCardRunner): RaceCardRunner {
+  return {
+    horseId: r.horseId,
+    horseName: '',
+    age: r.age,
+    sireId: r.sireId,
+    sireName: r.sireName === null ? null : '',
+    jockeyId: r.jockeyId,
+    jockeyName: '',
+    trainerId: r.trainerId,
+    trainerName: '',
+    saddleCloth: r.saddleCloth,
+    draw: r.draw,
+    weightLbs: r.weightLbs,
+    officialRating: r.officialRating,
+    nonRunner: r.nonRunner,
+    sex: r.sex,
+    headgear: r.headgear,
+    jockeyClaimLbs: r.jockeyClaimLbs,
+    ownerId: r.ownerId,
+    ownerName: '',
+    damId: r.damId,
+    damName: '',
+    damSireId: r.damSireId,
+    damSireName: '',
   };
 }
 
