@@ -46,15 +46,17 @@ export function slabBytes(bytes: number): Buffer {
 /**
  * `parts` end to end, then the Avro binary of `value`, as one view of the shared slab (read-only, as
  * avroBytes' results): a record whose first fields' bytes the caller already has. The parts are the
- * header avroBytes leaves.
+ * header avroBytes leaves. A string part is bytes held as latin1 text, one character a byte (bytes kept
+ * on the heap: see engine-state-codec.ts, EncodedRuns).
  */
-export function avroBytesAfter(parts: readonly Uint8Array[], type: avro.Type, value: unknown): Buffer {
+export function avroBytesAfter(parts: readonly (Uint8Array | string)[], type: avro.Type, value: unknown): Buffer {
   let length = 0;
   for (const p of parts) length += p.length;
   const out = avroBytes(type, value, length);
   let pos = 0;
   for (const p of parts) {
-    out.set(p, pos);
+    if (typeof p === 'string') out.write(p, pos, p.length, 'latin1');
+    else out.set(p, pos);
     pos += p.length;
   }
   return out;

@@ -172,11 +172,15 @@ const ZERO_LONG = SMALL_LONGS[0]!;
  * in place, a changed run is a new object) and their Avro bytes end to end, with where each one's end.
  * A horse is written at every checkpoint it changed in, mostly with one run more: its earlier runs' bytes
  * are taken from here, not encoded again.
+ *
+ * The bytes are held as a latin1 string (one character a byte), on the JavaScript heap: as a typed
+ * array each resident horse had a buffer of its own outside the heap, and making one took the longer
+ * the more were alive (5 us a horse with 20,000 alive, 10-15 us with 200,000).
  */
 export interface EncodedRuns {
   readonly runs: readonly HorseRun[];
   readonly ends: readonly number[];
-  readonly bytes: Uint8Array;
+  readonly bytes: string;
 }
 
 /**
@@ -199,22 +203,15 @@ export function encodeHorse(
   if (!kept || same < runs.length || same < kept.runs.length) {
     const keep = same > 0 ? kept!.ends[same - 1]! : 0;
     const ends = kept ? kept.ends.slice(0, same) : [];
-    const fresh: Buffer[] = [];
+    let bytes = keep > 0 ? kept!.bytes.slice(0, keep) : '';
     let length = keep;
     for (let i = same; i < runs.length; i++) {
       const b = avroBytes(HORSE_RUN_TYPE, runs[i]);
-      fresh.push(b);
+      bytes += b.toString('latin1');
       length += b.length;
       ends.push(length);
     }
-    // (its own memory, not a view of the slab: it lives as long as the horse stays in memory)
-    const bytes = new Uint8Array(length);
-    if (keep > 0) bytes.set(kept!.bytes.subarray(0, keep), 0);
-    let pos = keep;
-    for (const b of fresh) {
-      bytes.set(b, pos);
-      pos += b.length;
-    }
+    // (the concatenation is made one flat string when the record is written below)
     now = { runs: runs.slice(), ends, bytes };
   }
   // an array is written as one block: its count, the items, then a count of zero (none at all: the zero)
@@ -263,12 +260,11 @@ export function decodeHorse(buf: Buffer): {
   };
   if (rest.offset !== buf.length)
     throw new Error(`horse state: ${buf.length} bytes, the record ends at ${rest.offset}`);
-  // runs written as one block (as encodeHorse writes them) are kept as read: a copy of their bytes (the
-  // record's buffer may be a view of a larger one)
+  // runs written as one block (as encodeHorse writes them) are kept as read: their bytes as latin1 text
+  // (a copy: the record's buffer may be a view of a larger one)
   let kept: EncodedRuns | undefined;
-  if (blocks === 0) kept = { runs: [], ends: [], bytes: new Uint8Array(0) };
-  else if (blocks === 1)
-    kept = { runs: runs.slice(), ends, bytes: new Uint8Array(buf.subarray(from, from + ends.at(-1)!)) };
+  if (blocks === 0) kept = { runs: [], ends: [], bytes: '' };
+  else if (blocks === 1) kept = { runs: runs.slice(), ends, bytes: buf.toString('latin1', from, from + ends.at(-1)!) };
   return { runs, pendingRaces: rest.value.pendingRaces, pendingOffs: rest.value.pendingOffs, kept };
 }
 
