@@ -76,19 +76,15 @@ export class AvroSerde {
    * for an unknown id.
    */
   async decode<T>(topic: string, buf: Buffer): Promise<T> {
-    return this.decodeWith<T>(this.readers.get(topic), buf);
+    return this.decodeAs<T>(this.readers.get(topic), buf);
   }
 
   /**
    * As decode, read with `reader` (a schema the writer's resolves to) instead of the topic's: fields
    * the reader leaves out are skipped unread (a consumer that ignores display names does not make
-   * their strings).
+   * their strings). Without a reader, with the writer's own schema.
    */
-  async decodeAs<T>(reader: avro.Type, buf: Buffer): Promise<T> {
-    return this.decodeWith<T>(reader, buf);
-  }
-
-  private async decodeWith<T>(reader: avro.Type | undefined, buf: Buffer): Promise<T> {
+  async decodeAs<T>(reader: avro.Type | undefined, buf: Buffer): Promise<T> {
     if (buf.length < 5 || buf[0] !== 0) {
       throw new RacingError('bad_wire_format', 'value is not in the Confluent wire format (magic byte 0 + schema id)');
     }

@@ -204,12 +204,10 @@ export function encodeHorse(
     const keep = same > 0 ? kept!.ends[same - 1]! : 0;
     const ends = kept ? kept.ends.slice(0, same) : [];
     let bytes = keep > 0 ? kept!.bytes.slice(0, keep) : '';
-    let length = keep;
     for (let i = same; i < runs.length; i++) {
-      const b = avroBytes(HORSE_RUN_TYPE, runs[i]);
-      bytes += b.toString('latin1');
-      length += b.length;
-      ends.push(length);
+      // (one character a byte: the string's length is the bytes' length)
+      bytes += avroBytes(HORSE_RUN_TYPE, runs[i]).toString('latin1');
+      ends.push(bytes.length);
     }
     // (the concatenation is made one flat string when the record is written below)
     now = { runs: runs.slice(), ends, bytes };
