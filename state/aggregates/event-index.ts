@@ -79,6 +79,22 @@ function zeros(len: number): number[] {
   return a;
 }
 
+let scratch = new Float64Array(1024);
+
+/**
+ * A shared array of at least `len` doubles that `fromRecords` copies a chunk's bytes into before reading
+ * them (the bytes may not be aligned for doubles). One buffer for every load, grown by doubling, instead
+ * of a buffer outside the heap per loaded month: its contents last until the next call.
+ */
+function loadScratch(len: number): Float64Array {
+  if (scratch.length < len) {
+    let n = scratch.length;
+    while (n < len) n *= 2;
+    scratch = new Float64Array(n);
+  }
+  return scratch;
+}
+
 export class EventIndex {
   readonly width: number;
   /** doubles per record: off, visibleAt, then the vector */
@@ -441,8 +457,8 @@ export class EventIndex {
       throw new Error(`index records: ${bytes.byteLength} bytes for ${m} events of width ${width}`);
     }
     const idx = new EventIndex(width, m);
-    const f = new Float64Array(m * S);
-    new Uint8Array(f.buffer).set(bytes);
+    const f = loadScratch(m * S);
+    new Uint8Array(f.buffer, 0, bytes.byteLength).set(bytes);
     const r = idx.rec;
     for (let i = 0; i < m * S; i++) r[i] = f[i]!;
     let ordered = true;
