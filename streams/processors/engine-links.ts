@@ -250,22 +250,39 @@ const RUNNER_FACT_KEYS = [
   'beatenLengths',
 ] as const satisfies readonly (keyof RunnerFacts)[];
 
-type LinkKey = readonly [EntityKind, string, RunnerFacts | null];
-
 /**
  * What a race's links touch, worked out once per links object (the keys are built and the indexes
- * looked up once, not at every ready, link, unlink and row assembly of the race).
+ * looked up once, not at every ready, link, unlink and row assembly of the race). The keys are held in
+ * parallel arrays, not as a tuple per key: a plan lives as long as its race's links, and a race's plan
+ * has seven kinds' keys for each runner.
  */
 export interface LinkPlan {
-  /** every key, per kind (ENTITY_KINDS order), with the runner it belongs to (null for per-race kinds) */
-  readonly keys: readonly LinkKey[];
-  /** grid[ki][j]: position in `keys` of kind ki's key of runner j (links order); -1 when it has none */
-  readonly grid: readonly Int32Array[];
+  /** the kind of each key, per kind in ENTITY_KINDS order */
+  readonly kinds: readonly EntityKind[];
+  /** each key (aligned with `kinds`) */
+  readonly keys: readonly string[];
+  /** the position in the links' runners of the runner each key belongs to (aligned with `kinds`); -1 for per-race kinds */
+  readonly runnerOf: readonly number[];
+  /** the runners of the links the plan is of */
+  readonly runners: readonly RunnerFacts[];
+  /** grid[ki * runners + j]: position in `keys` of kind ki's key of runner j (links order); -1 when it has none */
+  readonly grid: readonly number[];
   /** the index of each key as far as looked up (aligned with `keys`), valid while `epoch` is the state's */
   idx: (ChunkedIndex | undefined)[];
   epoch: number;
   /** the key of this race's event in each key's index (aligned with `keys`), once asked for (eventKeys) */
   events?: { raceId: string; keys: string[] };
+}
+
+/** The runner a plan's key p belongs to, or null for a per-race kind's key. */
+export function runnerAt(plan: LinkPlan, p: number): RunnerFacts | null {
+  const j = plan.runnerOf[p]!;
+  return j < 0 ? null : plan.runners[j]!;
+}
+
+/** Position in the plan's keys of kind ki's key of runner j (links order); -1 when it has none. */
+export function keyOf(plan: LinkPlan, ki: number, j: number): number {
+  return plan.grid[ki * plan.runners.length + j]!;
 }
 
 /**
@@ -275,13 +292,12 @@ export interface LinkPlan {
  */
 export function eventKeys(plan: LinkPlan, raceId: string): readonly string[] {
   if (plan.events?.raceId === raceId) return plan.events.keys;
-  const ofRunner = new Map<RunnerFacts, string>();
-  const out = plan.keys.map(([, , r]) => {
-    if (r === null) return raceId;
-    let key = ofRunner.get(r);
-    if (key === undefined) ofRunner.set(r, (key = rowKey(raceId, r.horseId)));
-    return key;
-  });
+  const ofRunner = new Array<string | undefined>(plan.runners.length);
+  const out = new Array<string>(plan.keys.length);
+  for (let p = 0; p < out.length; p++) {
+    const j = plan.runnerOf[p]!;
+    out[p] = j < 0 ? raceId : (ofRunner[j] ??= rowKey(raceId, plan.runners[j]!.horseId));
+  }
   plan.events = { raceId, keys: out };
   return out;
 }
@@ -292,14 +308,27 @@ const planCache = new WeakMap<RaceLinks, LinkPlan>();
 export function linkPlan(l: RaceLinks): LinkPlan {
   let plan = planCache.get(l);
   if (plan) return plan;
-  const keys: LinkKey[] = [];
-  const grid = ENTITY_KINDS.map(() => new Int32Array(l.runners.length).fill(-1));
+  const n = l.runners.length;
+  const kinds: EntityKind[] = [];
+  const keys: string[] = [];
+  const runnerOf: number[] = [];
+  const grid = new Array<number>(ENTITY_KINDS.length * n).fill(-1);
   eachEntityKey(l, l.runners, (k, ki, key, j) => {
-    if (j < 0) grid[ki]!.fill(keys.length);
-    else grid[ki]![j] = keys.length;
-    keys.push([k, key, j < 0 ? null : l.runners[j]!]);
+    if (j < 0) grid.fill(keys.length, ki * n, (ki + 1) * n);
+    else grid[ki * n + j] = keys.length;
+    kinds.push(k);
+    keys.push(key);
+    runnerOf.push(j < 0 ? -1 : j);
   });
-  plan = { keys, grid, idx: new Array<ChunkedIndex | undefined>(keys.length), epoch: -1 };
+  plan = {
+    kinds,
+    keys,
+    runnerOf,
+    runners: l.runners,
+    grid,
+    idx: new Array<ChunkedIndex | undefined>(keys.length),
+    epoch: -1,
+  };
   planCache.set(l, plan);
   return plan;
 }
@@ -357,7 +386,9 @@ export class Linker {
     }
     const events = eventKeys(plan, raceId);
     for (let p = 0; p < keys.length; p++) {
-      const [k, key, r] = keys[p]!;
+      const k = plan.kinds[p]!;
+      const key = keys[p]!;
+      const r = runnerAt(plan, p);
       if (r !== null && !started(r)) {
         this.idx(idx, p).setPending(raceId, l.off);
         continue;
@@ -394,7 +425,8 @@ export class Linker {
         this.markHorseDependents(h, l.off, raceId);
       }
       for (let p = 0; p < plan.keys.length; p++) {
-        const [k, key, r] = plan.keys[p]!;
+        const k = plan.kinds[p]!;
+        const key = plan.keys[p]!;
         if (k.per === 'race') {
           // (a version without a starter is a race all the same, as the latest one is in link)
           const i = this.idx(idx, p);
@@ -404,7 +436,7 @@ export class Linker {
           this.onRaceEvent(key, e.until);
           continue;
         }
-        const er = e.runners[pos.get(r!)!]!;
+        const er = e.runners[pos.get(runnerAt(plan, p)!)!]!;
         if (!started(er)) continue;
         const i = this.idx(idx, p);
         i.addSuperseded(events[p]!, l.off, e.visibleAt, e.until, k.vector(er, rl));
@@ -438,7 +470,9 @@ export class Linker {
     }
     const events = eventKeys(plan, raceId);
     for (let p = 0; p < keys.length; p++) {
-      const [k, key, r] = keys[p]!;
+      const k = plan.kinds[p]!;
+      const key = keys[p]!;
+      const r = runnerAt(plan, p);
       const held = earlier ? this.idx(idx, p) : undefined;
       if (held?.removeSuperseded(events[p]!)) {
         this.markDependents(held, l.off, raceId);

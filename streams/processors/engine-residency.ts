@@ -9,7 +9,15 @@ import type { RaceCard } from '../../domain/avro-types.generated.js';
 import { eachEntityKey, type EntityKind, LAST_WIN_HORIZON, windowFrom } from '../../domain/features/entity-table.js';
 import type { InputEvent } from '../../domain/events.js';
 import type { SnapshotCalendar } from '../../domain/features/snapshot-calendar.js';
-import { type LinkPlan, linkPlan, raceFactsOf, resolvedIndexes, runnerFactsOf, started } from './engine-links.js';
+import {
+  type LinkPlan,
+  linkPlan,
+  raceFactsOf,
+  resolvedIndexes,
+  runnerAt,
+  runnerFactsOf,
+  started,
+} from './engine-links.js';
 import type { ChunkedIndex } from '../../state/aggregates/chunked-index.js';
 import type { EngineState, IndexKind, RaceLinks } from './engine-state.js';
 
@@ -88,7 +96,7 @@ export class EngineResidency {
     const keys = plan.keys;
     const earlier = l.earlier.length > 0;
     for (let p = 0; p < keys.length; p++) {
-      const r = keys[p]![2];
+      const r = runnerAt(plan, p);
       // run facts go in from the race's month on; a runner the result leaves out only keeps its interest;
       // a superseded version's events may be on any key, and mark the races off after it as the run facts do
       const runs = ran && (r === null || started(r));
@@ -116,8 +124,7 @@ export class EngineResidency {
       const plan = linkPlan(l);
       for (let p = 0; p < plan.keys.length; p++) {
         if (this.resident(plan, p)) continue;
-        const [k, key] = plan.keys[p]!;
-        heads.push([k.kind, key]);
+        heads.push([plan.kinds[p]!.kind, plan.keys[p]!]);
       }
     }
     if (horses.length > 0 || heads.length > 0) await s.prefetch({ races: [], horses, indexes: heads });
@@ -174,7 +181,7 @@ export class EngineResidency {
     let kind: EntityKind | undefined;
     let t = l.off;
     for (let p = 0; p < keys.length; p++) {
-      const k = keys[p]![0];
+      const k = plan.kinds[p]!;
       if (k !== kind) {
         kind = k;
         t = k.asOf ? k.asOf(l.off, this.cal) : l.off;
@@ -192,16 +199,14 @@ export class EngineResidency {
       cached.touched = this.state.now;
       return cached;
     }
-    const [k, key] = plan.keys[p]!;
-    const i = this.state.peekIndex(k.kind, key);
+    const i = this.state.peekIndex(plan.kinds[p]!.kind, plan.keys[p]!);
     if (i) idx[p] = i;
     return i;
   }
 
   /** The index of a plan's key p loaded from the store (with `create`, a new one when it has none). */
   private async load(plan: LinkPlan, p: number, create: boolean): Promise<ChunkedIndex | undefined> {
-    const [k, key] = plan.keys[p]!;
-    const i = await this.state.index(k.kind, key, create);
+    const i = await this.state.index(plan.kinds[p]!.kind, plan.keys[p]!, create);
     if (i) resolvedIndexes(this.state, plan)[p] = i;
     return i;
   }

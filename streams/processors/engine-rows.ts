@@ -17,7 +17,7 @@ import type { SnapshotCalendar } from '../../domain/features/snapshot-calendar.j
 import { isoUtc } from '../../domain/time.js';
 import { avroBytes } from '../avro-bytes.js';
 import { loadSchemaText, WIRE_HEADER_BYTES } from '../serde.js';
-import { effectiveCard, latestCard, linkPlan } from './engine-links.js';
+import { effectiveCard, keyOf, latestCard, linkPlan } from './engine-links.js';
 import type { EngineResidency } from './engine-residency.js';
 import type { EngineState, RaceState } from './engine-state.js';
 
@@ -216,7 +216,7 @@ export function computeRows(
     for (let ki = 0; ki < ENTITY_KINDS.length; ki++) {
       const k = ENTITY_KINDS[ki]!;
       // a key the card names but with no history yet is an empty history, not an unknown key
-      const p = plan.grid[ki]![j]!;
+      const p = keyOf(plan, ki, j);
       const src = p < 0 ? undefined : (sources[p] ?? EMPTY_HISTORY);
       const seen = k.features(src, ctx, row);
       if (seen > latestVisible) latestVisible = seen;
