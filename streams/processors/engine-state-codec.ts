@@ -281,11 +281,31 @@ function scratchFor(n: number): Float64Array {
   return scratch;
 }
 
+/**
+ * A stored record's doubles. A store value aligned for doubles (the store hands each value in a buffer
+ * of its own) is read in place, a view of its bytes: no second buffer outside the heap for each year
+ * block and head read back. Otherwise copied. Either way read-only.
+ */
 function f64Of(b: Buffer): Float64Array {
   if (b.byteLength % 8 !== 0) throw new Error(`state record: ${b.byteLength} bytes is not a whole number of doubles`);
+  if ((b.byteOffset & 7) === 0) return new Float64Array(b.buffer, b.byteOffset, b.byteLength / 8);
   const f = new Float64Array(b.byteLength / 8);
   new Uint8Array(f.buffer).set(b);
   return f;
+}
+
+let readScratch = new Float64Array(256);
+
+/** A stored record's doubles as a plain array, read through a scratch array (nothing kept outside the heap). */
+function doublesOf(b: Buffer): number[] {
+  if (b.byteLength % 8 !== 0) throw new Error(`state record: ${b.byteLength} bytes is not a whole number of doubles`);
+  const n = b.byteLength / 8;
+  if (n === 0) return [];
+  if (readScratch.length < n) readScratch = new Float64Array(Math.max(n, readScratch.length * 2));
+  new Uint8Array(readScratch.buffer, 0, b.byteLength).set(b);
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) out[i] = readScratch[i]!;
+  return out;
 }
 
 /** An entity index head: the years it has months in (raw doubles), its pending races and its roll-up of old years (raw doubles, empty when none). */
@@ -337,14 +357,14 @@ export function decodeHead(buf: Buffer): ChunkedIndexHead {
     superseded: Buffer;
   };
   const head: ChunkedIndexHead = {
-    years: Array.from(f64Of(r.years)),
+    years: doublesOf(r.years),
     pendingRaces: r.pendingRaces,
     pendingOffs: r.pendingOffs,
-    roll: Array.from(f64Of(r.roll)),
+    roll: doublesOf(r.roll),
   };
   if (r.supersededKeys.length > 0) {
     head.supersededKeys = r.supersededKeys;
-    head.superseded = Array.from(f64Of(r.superseded));
+    head.superseded = doublesOf(r.superseded);
   }
   return head;
 }
