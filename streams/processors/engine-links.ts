@@ -414,7 +414,6 @@ export class Linker {
     idx: (ChunkedIndex | undefined)[],
     events: readonly string[],
   ): void {
-    const pos = new Map(l.runners.map((r, j) => [r, j]));
     for (const e of l.earlier) {
       const rl = { ...l, visibleAt: e.visibleAt, ran: e.ran };
       for (const r of e.runners) {
@@ -436,7 +435,7 @@ export class Linker {
           this.onRaceEvent(key, e.until);
           continue;
         }
-        const er = e.runners[pos.get(runnerAt(plan, p)!)!]!;
+        const er = e.runners[plan.runnerOf[p]!]!;
         if (!started(er)) continue;
         const i = this.idx(idx, p);
         i.addSuperseded(events[p]!, l.off, e.visibleAt, e.until, k.vector(er, rl));

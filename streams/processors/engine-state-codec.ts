@@ -294,17 +294,18 @@ function f64Of(b: Buffer): Float64Array {
   return f;
 }
 
-let readScratch = new Float64Array(256);
-
-/** A stored record's doubles as a plain array, read through a scratch array (nothing kept outside the heap). */
+/**
+ * A stored record's doubles as a plain array, read through the scratch array (nothing kept outside the
+ * heap; the encoders' use of it never spans this call).
+ */
 function doublesOf(b: Buffer): number[] {
   if (b.byteLength % 8 !== 0) throw new Error(`state record: ${b.byteLength} bytes is not a whole number of doubles`);
   const n = b.byteLength / 8;
   if (n === 0) return [];
-  if (readScratch.length < n) readScratch = new Float64Array(Math.max(n, readScratch.length * 2));
-  new Uint8Array(readScratch.buffer, 0, b.byteLength).set(b);
+  const f = scratchFor(n);
+  new Uint8Array(f.buffer, 0, b.byteLength).set(b);
   const out = new Array<number>(n);
-  for (let i = 0; i < n; i++) out[i] = readScratch[i]!;
+  for (let i = 0; i < n; i++) out[i] = f[i]!;
   return out;
 }
 
