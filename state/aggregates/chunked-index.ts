@@ -522,7 +522,7 @@ export class ChunkedIndex {
   missingFrom(off: number): number[] {
     const out: number[] = [];
     if (this.absent === 0) return out;
-    for (let i = this.firstEndAfter(off); i < this.len; i++) if (!this.chunks[i]) out.push(i);
+    for (let i = this.firstEndAfterNearEnd(off); i < this.len; i++) if (!this.chunks[i]) out.push(i);
     return out;
   }
 
@@ -752,13 +752,15 @@ export class ChunkedIndex {
     missing: number[] | null,
   ): number {
     this.ensurePrefix();
-    const iT = this.firstStartAtOrAfter(t);
+    const iT = this.firstStartAtOrAfterNearEnd(t);
     const iFrom = from === Number.NEGATIVE_INFINITY ? 0 : this.firstEndAfter(from);
     // [ws, we): the months wholly inside [from, t) with every event visible at t (as in scan), read
     // from their totals per tag (not the rolled-up position 0, which has none)
     let ws = Math.max(iFrom, from === Number.NEGATIVE_INFINITY ? 0 : this.firstStartAtOrAfter(from));
     if (this.tagged && ws === 0 && this.rolledYears) ws = 1;
-    const we = this.tagged ? Math.max(ws, Math.min(this.prefixVisibleBefore(t, iT), this.firstEndAfter(t), iT)) : ws;
+    const we = this.tagged
+      ? Math.max(ws, Math.min(this.prefixVisibleBefore(t, iT), this.firstEndAfterNearEnd(t), iT))
+      : ws;
     const m = this.m;
     const S = this.stride;
     const touched = this.touched;
@@ -859,7 +861,7 @@ export class ChunkedIndex {
   /** Walks months back from t; with `missing`, stops at the first non-resident chunk it must read and names it. */
   private walkLast(dim: number, t: number, horizon: number, missing: number[] | null): number | undefined {
     this.ensurePrefix();
-    const iT = this.firstStartAtOrAfter(t);
+    const iT = this.firstStartAtOrAfterNearEnd(t);
     const j = this.prefixVisibleBefore(t, iT);
     const m = this.m;
     const S = this.stride;
@@ -921,7 +923,7 @@ export class ChunkedIndex {
   /** Keys of events off strictly after `off` (every later chunk must be resident). */
   keysOffAfter(off: number): string[] {
     const out: string[] = [];
-    for (let i = this.firstEndAfter(off); i < this.len; i++) {
+    for (let i = this.firstEndAfterNearEnd(off); i < this.len; i++) {
       const c = this.chunks[i];
       if (!c) throw new MissingChunkError(this.startAt(i));
       for (const k of c.keysOffAfter(off)) out.push(k);
@@ -942,11 +944,11 @@ export class ChunkedIndex {
     const P = PS + w;
     const p = this.p;
     this.ensurePrefix();
-    const iT = this.firstStartAtOrAfter(t);
+    const iT = this.firstStartAtOrAfterNearEnd(t);
     const iFrom = from === Number.NEGATIVE_INFINITY ? 0 : this.firstEndAfter(from);
     const j = this.prefixVisibleBefore(t, iT);
     const a = from === Number.NEGATIVE_INFINITY ? 0 : this.firstStartAtOrAfter(from);
-    const b = Math.min(j, this.firstEndAfter(t));
+    const b = Math.min(j, this.firstEndAfterNearEnd(t));
     const out: WindowCounts | undefined = missing ? undefined : into ? resetCounts(into, w) : windowCounts(w);
     const pm = p[j * P + PMAX]!;
     let found = pm !== Number.NEGATIVE_INFINITY;
@@ -1063,20 +1065,6 @@ export class ChunkedIndex {
     this.prefixValid = len;
   }
 
-  /** Largest k <= limit with pmax[k] < t (pmax is non-decreasing). */
-  private prefixVisibleBefore(t: number, limit: number): number {
-    const P = PS + this.width;
-    const p = this.p;
-    let lo = 0;
-    let hi = limit;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (p[mid * P + PMAX]! < t) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  }
-
   /** First position whose month starts at or after x. */
   private firstStartAtOrAfter(x: number): number {
     const m = this.m;
@@ -1101,6 +1089,48 @@ export class ChunkedIndex {
       const mid = (lo + hi) >>> 1;
       if (m[mid * S + END]! <= x) lo = mid + 1;
       else hi = mid;
+    }
+    return lo;
+  }
+
+  /**
+   * firstStartAtOrAfter for an x among the newest months (a window's end): galloping back from the last
+   * month, then bisecting. A window ending at a race's off is mostly in the index's last month or two,
+   * and each position a search reads is a cache line of its own: one or two probes instead of a
+   * bisection's log2(months).
+   */
+  private firstStartAtOrAfterNearEnd(x: number): number {
+    return firstFromEnd(this.m, this.stride, START, this.len, x, false);
+  }
+
+  /** firstEndAfter for an x among the newest months, as firstStartAtOrAfterNearEnd. */
+  private firstEndAfterNearEnd(x: number): number {
+    return firstFromEnd(this.m, this.stride, END, this.len, x, true);
+  }
+
+  /**
+   * The largest k <= limit with pmax[k] < t (pmax is non-decreasing), galloping down from limit, then
+   * bisecting: t is mostly among the newest months (see firstStartAtOrAfterNearEnd).
+   */
+  private prefixVisibleBefore(t: number, limit: number): number {
+    const P = PS + this.width;
+    const p = this.p;
+    // invariant: pmax < t at every position <= lo (lo = 0 always qualifies: pmax[0] is -Infinity),
+    // pmax >= t at every position above hi
+    let lo = 0;
+    let hi = limit;
+    let step = 1;
+    let q = limit;
+    while (q > 0 && !(p[q * P + PMAX]! < t)) {
+      hi = q - 1;
+      q -= step;
+      step += step;
+    }
+    if (q > 0) lo = q;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (p[mid * P + PMAX]! < t) lo = mid;
+      else hi = mid - 1;
     }
     return lo;
   }
@@ -1217,4 +1247,40 @@ function nextYear(ms: number): number {
 /** First instant of the month after the one holding `ms` (±Infinity map to themselves). */
 export function nextMonth(ms: number): number {
   return Number.isFinite(ms) ? startOfNextUtcMonth(ms) : ms;
+}
+
+/**
+ * The first position i < len whose value a[i * S + f] is not below x (`above`: is not at or below x), or
+ * len; the values rise with i (firstStartAtOrAfter's and firstEndAfter's tests exactly, NaN included). Gallops back from the last position (1, 2, 4, ... back), then bisects the span
+ * left: for an x among the last few positions a few reads, for any x at most about twice a bisection's.
+ * (Exported for its test.)
+ */
+export function firstFromEnd(
+  a: readonly number[],
+  S: number,
+  f: number,
+  len: number,
+  x: number,
+  above: boolean,
+): number {
+  // invariant: every position from hi on qualifies
+  let hi = len;
+  let step = 1;
+  let q = len - 1;
+  while (q >= 0) {
+    const v = a[q * S + f]!;
+    if (above ? v <= x : v < x) break;
+    hi = q;
+    q -= step;
+    step += step;
+  }
+  // every position up to q does not qualify (none when q < 0)
+  let lo = q < 0 ? 0 : q + 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = a[mid * S + f]!;
+    if (above ? v <= x : v < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
