@@ -31,7 +31,7 @@
  */
 import { resetCounts, type TagSpace, windowCounts } from '../../domain/features/window-source.js';
 import { startOfNextUtcMonth, startOfNextUtcYear, startOfUtcMonth, startOfUtcYear } from '../../domain/time.js';
-import { EventIndex, TAG_TOTAL_HEAD, type WindowCounts } from './event-index.js';
+import { EventIndex, firstFromEnd, TAG_TOTAL_HEAD, type WindowCounts } from './event-index.js';
 import { TagSeries } from './tag-series.js';
 
 /**
@@ -1247,40 +1247,4 @@ function nextYear(ms: number): number {
 /** First instant of the month after the one holding `ms` (±Infinity map to themselves). */
 export function nextMonth(ms: number): number {
   return Number.isFinite(ms) ? startOfNextUtcMonth(ms) : ms;
-}
-
-/**
- * The first position i < len whose value a[i * S + f] is not below x (`above`: is not at or below x), or
- * len; the values rise with i (firstStartAtOrAfter's and firstEndAfter's tests exactly, NaN included). Gallops back from the last position (1, 2, 4, ... back), then bisects the span
- * left: for an x among the last few positions a few reads, for any x at most about twice a bisection's.
- * (Exported for its test.)
- */
-export function firstFromEnd(
-  a: readonly number[],
-  S: number,
-  f: number,
-  len: number,
-  x: number,
-  above: boolean,
-): number {
-  // invariant: every position from hi on qualifies
-  let hi = len;
-  let step = 1;
-  let q = len - 1;
-  while (q >= 0) {
-    const v = a[q * S + f]!;
-    if (above ? v <= x : v < x) break;
-    hi = q;
-    q -= step;
-    step += step;
-  }
-  // every position up to q does not qualify (none when q < 0)
-  let lo = q < 0 ? 0 : q + 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = a[mid * S + f]!;
-    if (above ? v <= x : v < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

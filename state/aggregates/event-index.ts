@@ -661,25 +661,7 @@ export class EventIndex {
    * own: a few reads near the end instead of a bisection's log2(n) spread over the month.
    */
   private lowerBoundBefore(x: number, end: number): number {
-    const r = this.rec;
-    const S = this.stride;
-    // invariant: every position from hi on has off >= x
-    let hi = end;
-    let step = 1;
-    let q = end - 1;
-    while (q >= 0 && !(r[q * S]! < x)) {
-      hi = q;
-      q -= step;
-      step += step;
-    }
-    // every position up to q has off < x (none when q < 0)
-    let lo = q < 0 ? 0 : q + 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (r[mid * S]! < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return firstFromEnd(this.rec, this.stride, 0, end, x, false);
   }
 
   /** First position with off > x. */
@@ -760,4 +742,40 @@ function nextUp(x: number): number {
   bits[0] = x;
   bitsI[0]! += x > 0 ? 1n : -1n;
   return bits[0]!;
+}
+
+/**
+ * The first position i < len whose value a[i * S + f] is not below x (`above`: is not at or below x), or
+ * len; the values rise with i (firstStartAtOrAfter's and firstEndAfter's tests exactly, NaN included). Gallops back from the last position (1, 2, 4, ... back), then bisects the span
+ * left: for an x among the last few positions a few reads, for any x at most about twice a bisection's.
+ * (The chunked index finds its months this way too.)
+ */
+export function firstFromEnd(
+  a: readonly number[],
+  S: number,
+  f: number,
+  len: number,
+  x: number,
+  above: boolean,
+): number {
+  // invariant: every position from hi on qualifies
+  let hi = len;
+  let step = 1;
+  let q = len - 1;
+  while (q >= 0) {
+    const v = a[q * S + f]!;
+    if (above ? v <= x : v < x) break;
+    hi = q;
+    q -= step;
+    step += step;
+  }
+  // every position up to q does not qualify (none when q < 0)
+  let lo = q < 0 ? 0 : q + 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = a[mid * S + f]!;
+    if (above ? v <= x : v < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -1,11 +1,11 @@
 /**
- * firstFromEnd, the search the chunked index's window queries start from their end with, against a
+ * firstFromEnd, the search the entity indexes' window queries start from their end with, against a
  * linear scan: rising values with repeats, -Infinity and Infinity among them, x equal to a value, between
  * values, outside them and NaN, in rows of several fields (the value one field of each).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { firstFromEnd } from '../../state/aggregates/chunked-index.js';
+import { firstFromEnd } from '../../state/aggregates/event-index.js';
 
 /** The first i < len whose value is not below x (`above`: not at or below x), by looking at each. */
 function linear(values: readonly number[], x: number, above: boolean): number {
