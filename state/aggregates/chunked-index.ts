@@ -1109,30 +1109,11 @@ export class ChunkedIndex {
   }
 
   /**
-   * The largest k <= limit with pmax[k] < t (pmax is non-decreasing), galloping down from limit, then
-   * bisecting: t is mostly among the newest months (see firstStartAtOrAfterNearEnd).
+   * The largest k <= limit with pmax[k] < t (pmax is non-decreasing; position 0, the empty prefix, is
+   * taken to qualify): one before the first that does not, found from the end as the months are.
    */
   private prefixVisibleBefore(t: number, limit: number): number {
-    const P = PS + this.width;
-    const p = this.p;
-    // invariant: pmax < t at every position <= lo (lo = 0 always qualifies: pmax[0] is -Infinity),
-    // pmax >= t at every position above hi
-    let lo = 0;
-    let hi = limit;
-    let step = 1;
-    let q = limit;
-    while (q > 0 && !(p[q * P + PMAX]! < t)) {
-      hi = q - 1;
-      q -= step;
-      step += step;
-    }
-    if (q > 0) lo = q;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (p[mid * P + PMAX]! < t) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
+    return Math.max(0, firstFromEnd(this.p, PS + this.width, PMAX, limit + 1, t, false) - 1);
   }
 
   /** Position of the chunk starting at `start`, or ~(insertion point). */

@@ -746,9 +746,10 @@ function nextUp(x: number): number {
 
 /**
  * The first position i < len whose value a[i * S + f] is not below x (`above`: is not at or below x), or
- * len; the values rise with i (firstStartAtOrAfter's and firstEndAfter's tests exactly, NaN included). Gallops back from the last position (1, 2, 4, ... back), then bisects the span
- * left: for an x among the last few positions a few reads, for any x at most about twice a bisection's.
- * (The chunked index finds its months this way too.)
+ * len; the values rise with i (the tests of a bisection's `<` or `<=` exactly, NaN included). Gallops back
+ * from the last position (1, 2, 4, ... back), then bisects the span left: for an x among the last few
+ * positions a few reads, for any x at most about twice a bisection's. The chunked index finds its months
+ * this way too.
  */
 export function firstFromEnd(
   a: readonly number[],
