@@ -111,6 +111,14 @@ interface EntityKindBase {
    * counts the latest of them.
    */
   readonly rankedInRace?: boolean;
+  /**
+   * How much of the calendar one stored chunk of the kind's index holds: a month (the default), or a
+   * year for a kind whose keys are sparse (a dam's or an owner's few runs a year), so that each key
+   * keeps, loads and checkpoints one chunk a year rather than one for nearly every event. Untagged kinds
+   * only. It changes where a window's sums come from (more of a year's events in detail, fewer whole
+   * months' totals), not what they count: the three-year export is byte-identical either way.
+   */
+  readonly chunkPeriod?: 'month' | 'year';
   readonly features: EntityFeatures;
 }
 
@@ -489,6 +497,7 @@ const OWNER_W = windowCounts(PERF_WIDTH);
 export const OWNER: RunnerEntityKind = {
   kind: 'owner',
   per: 'runner',
+  chunkPeriod: 'year',
   width: PERF_WIDTH,
   windowsMs: [DAYS_365],
   key: (r) => r.ownerId || null,
@@ -585,6 +594,7 @@ const DAM_W = windowCounts(WIN_ONLY);
 export const DAM: RunnerEntityKind = {
   kind: 'dam',
   per: 'runner',
+  chunkPeriod: 'year',
   width: WIN_ONLY,
   windowsMs: [ALL],
   key: (r) => r.damId || null,

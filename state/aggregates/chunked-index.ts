@@ -1,7 +1,8 @@
 /**
  * An entity's rolling aggregate split into monthly chunks (by the UTC month of each event's off), so
  * that the processor keeps in memory, loads and checkpoints only the months it works on, while the
- * whole history stays queryable.
+ * whole history stays queryable. An index of a sparse key may be chunked by UTC year instead (`period`):
+ * everything below that says "month" then means "year" (a year block then holds one such "month").
  *
  * - Each chunk is an EventIndex (events sorted by (off, key), cumulative sums).
  * - The head holds, for every chunk, its month, event count, vector sums and latest visibleAt, plus
@@ -42,6 +43,9 @@ import { TagSeries } from './tag-series.js';
  */
 const NEW_CHUNK_CAPACITY = 4;
 const MAX_HINTED_CAPACITY = 1024;
+
+/** How much of the calendar one chunk holds (`ChunkedIndex.period`). */
+export type ChunkPeriod = 'month' | 'year';
 
 /** Loads a chunk's events by month start; undefined when the store has none. */
 export type ChunkLoader = (monthStart: number) => Promise<EventIndex | undefined>;
@@ -206,7 +210,16 @@ export class ChunkedIndex {
     private readonly yearLoader?: YearLoader,
     /** the second keys' tags its events carry (`windowTagged`): totals per tag are kept per month and space */
     readonly spaces: readonly TagSpace[] = NO_SPACES,
+    /**
+     * 'year': each chunk holds a whole UTC year rather than a month (for a sparse key, whose events are a
+     * few a year: one chunk, one record and one event index a year instead of one a month). Every
+     * "month" of this class is then a year; untagged indexes only.
+     */
+    readonly period: ChunkPeriod = 'month',
   ) {
+    if (period === 'year' && spaces.length > 0) throw new Error('a tagged index is chunked by month');
+    this.periodStart = period === 'year' ? yearStart : monthStart;
+    this.periodEnd = period === 'year' ? nextYear : nextMonth;
     this.tagged = spaces.length > 0;
     this.series = spaces.map((space) => new TagSeries(space.dims.length));
     this.wholeMonths = spaces.map((space) => new Array<number>(2 + space.dims.length).fill(0));
@@ -218,6 +231,9 @@ export class ChunkedIndex {
 
   /** Whether its events carry tags (any tag space). */
   readonly tagged: boolean;
+  /** the first instant of the chunk holding an instant, and of the chunk after it (`period`) */
+  private readonly periodStart: (ms: number) => number;
+  private readonly periodEnd: (ms: number) => number;
 
   /** The index as stored: its head and the summary block of each of the head's years, in order. */
   static fromHead(
@@ -227,6 +243,7 @@ export class ChunkedIndex {
     loader?: ChunkLoader,
     yearLoader?: YearLoader,
     spaces: readonly TagSpace[] = NO_SPACES,
+    period: ChunkPeriod = 'month',
   ): ChunkedIndex {
     const want = unrolledYears(head);
     if (blocks.length !== want.length) {
@@ -237,7 +254,7 @@ export class ChunkedIndex {
       throw new Error(`a roll-up of ${head.roll.length} doubles does not hold width ${width}`);
     }
     const total = monthsIn(blocks, width, spaces);
-    const idx = new ChunkedIndex(width, loader, total + (rolled ? 1 : 0), yearLoader, spaces);
+    const idx = new ChunkedIndex(width, loader, total + (rolled ? 1 : 0), yearLoader, spaces, period);
     const m = idx.m;
     if (rolled) {
       const r = head.roll;
@@ -251,7 +268,7 @@ export class ChunkedIndex {
       idx.storedRollEnd = r[0]!;
     }
     const first = rolled ? 1 : 0;
-    writeMonths(m, idx.stride, first, blocks, width);
+    writeMonths(m, idx.stride, first, blocks, width, idx.periodEnd);
     idx.len = first + total;
     idx.chunks = new Array<EventIndex | null>(idx.len).fill(null);
     if (idx.tagged) idx.tags = rolled ? [null, ...tagsIn(blocks, width, spaces)] : tagsIn(blocks, width, spaces);
@@ -383,7 +400,7 @@ export class ChunkedIndex {
     const S = this.stride;
     const old = this.m;
     const m = new Array<number>((this.len - 1 + k) * S + S).fill(0);
-    writeMonths(m, S, 0, blocks, w);
+    writeMonths(m, S, 0, blocks, w, this.periodEnd);
     let n = 0;
     for (let i = 0; i < k; i++) n += m[i * S + N]!;
     if (n !== old[N]) {
@@ -602,7 +619,7 @@ export class ChunkedIndex {
   // ---- changes (the chunk of the event's month must be resident) ----
 
   upsert(key: string, off: number, visibleAt: number, vec: readonly number[]): void {
-    const start = monthStart(off);
+    const start = this.periodStart(off);
     if (this.rolledYears && start < this.m[END]!) throw new MissingChunkError(Number.NEGATIVE_INFINITY);
     let i = this.positionOf(start);
     if (i < 0) {
@@ -629,7 +646,7 @@ export class ChunkedIndex {
   /** Removes the event with this key from the month of `off`; returns whether it was there. */
   remove(key: string, off: number): boolean {
     if (this.rolledYears && off < this.m[END]!) throw new MissingChunkError(Number.NEGATIVE_INFINITY);
-    const i = this.positionOf(monthStart(off));
+    const i = this.positionOf(this.periodStart(off));
     if (i < 0) return false;
     const c = this.chunks[i];
     if (!c) throw new MissingChunkError(this.startAt(i));
@@ -1030,7 +1047,7 @@ export class ChunkedIndex {
     const o = i * S;
     m.fill(0, o, o + S);
     m[o + START] = start;
-    m[o + END] = nextMonth(start);
+    m[o + END] = this.periodEnd(start);
     m[o + MAXV] = Number.NEGATIVE_INFINITY;
     m[o + USED] = this.touched;
     this.len++;
@@ -1184,7 +1201,14 @@ function tagsIn(blocks: readonly YearBlock[], width: number, spaces: readonly Ta
 }
 
 /** Writes the months of year blocks into a months array (`stride` doubles each) from position `first`. */
-function writeMonths(m: number[], S: number, first: number, blocks: readonly YearBlock[], width: number): void {
+function writeMonths(
+  m: number[],
+  S: number,
+  first: number,
+  blocks: readonly YearBlock[],
+  width: number,
+  periodEnd: (ms: number) => number,
+): void {
   let i = first;
   for (const b of blocks) {
     const k = b[0]!;
@@ -1193,7 +1217,7 @@ function writeMonths(m: number[], S: number, first: number, blocks: readonly Yea
       const o = i * S;
       const start = b[1 + 3 * j]!;
       m[o + START] = start;
-      m[o + END] = nextMonth(start);
+      m[o + END] = periodEnd(start);
       m[o + N] = b[2 + 3 * j]!;
       m[o + MAXV] = b[3 + 3 * j]!;
       m[o + USED] = Number.NEGATIVE_INFINITY;

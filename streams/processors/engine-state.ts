@@ -128,9 +128,10 @@ function kindOf(kind: IndexKind): EntityKind {
  * versions a correction supersedes, with their runs and events while they were the latest visible; 13
  * answered the three composites from their parents' own indexes, whose events carry the second keys'
  * tags after the parent's dimensions, with the totals per tag of each space in the year blocks, and took
- * the fingerprint of an emitted row over its Avro binary).
+ * the fingerprint of an emitted row over its Avro binary; 14 chunked the owner's and the dam's indexes by
+ * year, their chunks keyed by the year's first instant).
  */
-export const STATE_FORMAT = endianness() === 'LE' ? '13' : '13-be';
+export const STATE_FORMAT = endianness() === 'LE' ? '14' : '14-be';
 
 /** An index as read from the store: its head and the summary block of each of its years. */
 interface StoredIndex {
@@ -406,8 +407,8 @@ export class EngineState {
     const k = kindOf(kind);
     const spaces = tagSpacesOf(k);
     const idx = stored
-      ? ChunkedIndex.fromHead(k.width, stored.head, stored.blocks, loader, yearLoader, spaces)
-      : new ChunkedIndex(k.width, loader, undefined, yearLoader, spaces);
+      ? ChunkedIndex.fromHead(k.width, stored.head, stored.blocks, loader, yearLoader, spaces, k.chunkPeriod)
+      : new ChunkedIndex(k.width, loader, undefined, yearLoader, spaces, k.chunkPeriod);
     idx.touched = this.now;
     this.indexesOf(kind).set(id, idx);
     this.indexIds.set(idx, [kind, id]);

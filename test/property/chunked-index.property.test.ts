@@ -17,7 +17,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TagSpace } from '../../domain/features/window-source.js';
-import { ChunkedIndex, unrolledYears, type YearBlock } from '../../state/aggregates/chunked-index.js';
+import { type ChunkPeriod, ChunkedIndex, unrolledYears, type YearBlock } from '../../state/aggregates/chunked-index.js';
 import { EventIndex } from '../../state/aggregates/event-index.js';
 import { decodeChunk, encodeChunk } from '../../streams/processors/engine-state-codec.js';
 
@@ -83,8 +83,17 @@ const op = fc.oneof(
   },
 );
 
-describe('ChunkedIndex (property)', () => {
-  it('answers every query as one flat EventIndex does, across evictions, reloads and roll-ups', async () => {
+/**
+ * The property over an index chunked by `period`: by month with the two tag spaces (and their tagged
+ * windows checked), or by year, untagged as the sparse kinds are, with the days spread three times wider
+ * (about four years) so that events fall in several yearly chunks.
+ */
+async function property(
+  period: ChunkPeriod,
+): Promise<{ rolls: number; expansions: number; taggedHits: number; queries: number }> {
+  const spaces = period === 'month' ? SPACES : [];
+  const scale = period === 'month' ? 1 : 3;
+  {
     let rolls = 0;
     let expansions = 0;
     let taggedHits = 0;
@@ -106,9 +115,9 @@ describe('ChunkedIndex (property)', () => {
             return b;
           });
         };
-        let chunked = new ChunkedIndex(3, loader, undefined, yearLoader, SPACES);
+        let chunked = new ChunkedIndex(3, loader, undefined, yearLoader, spaces, period);
         /** the same events, never evicted, reloaded or rolled up: a tagged window's answer must match it to the bit */
-        const resident = new ChunkedIndex(3, undefined, undefined, undefined, SPACES);
+        const resident = new ChunkedIndex(3, undefined, undefined, undefined, spaces, period);
         const reused = { n: 7, sums: [3, 5, 2], latestVisible: 11 };
         const reusedFlat = { n: 7, sums: [3, 5, 2], latestVisible: 11 };
         const offs = new Map<string, number>();
@@ -122,7 +131,7 @@ describe('ChunkedIndex (property)', () => {
         for (const o of ops) {
           if (o.kind === 'upsert') {
             const key = `k${o.key}`;
-            const off = BASE + o.day * DAY + o.minute * 60_000;
+            const off = BASE + o.day * scale * DAY + o.minute * 60_000;
             const vis = off + o.lagMin * 60_000;
             // an upsert moving a key to another month is a remove from the old month, as the engine does
             const old = offs.get(key);
@@ -149,8 +158,8 @@ describe('ChunkedIndex (property)', () => {
             events.delete(key);
           } else if (o.kind === 'evict') {
             save();
-            const idle = o.idleDay === null ? Number.POSITIVE_INFINITY : BASE + o.idleDay * DAY;
-            chunked.evictChunksBefore(BASE + o.day * DAY, idle);
+            const idle = o.idleDay === null ? Number.POSITIVE_INFINITY : BASE + o.idleDay * scale * DAY;
+            chunked.evictChunksBefore(BASE + o.day * scale * DAY, idle);
           } else if (o.kind === 'roll') {
             save();
             const end = Date.UTC(o.year, 0, 1);
@@ -166,11 +175,12 @@ describe('ChunkedIndex (property)', () => {
               unrolledYears(head).map((y) => storedYears.get(y)!),
               loader,
               yearLoader,
-              SPACES,
+              spaces,
+              period,
             );
             expect(chunked.months).toBe(months);
           } else {
-            const t = BASE + o.day * DAY + o.minute * 60_000;
+            const t = BASE + o.day * scale * DAY + o.minute * 60_000;
             const from =
               o.span === 0 ? Number.NEGATIVE_INFINITY : o.span === Number.NEGATIVE_INFINITY ? o.span : t - o.span;
             const at = o.span === 0 ? Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth(), 1) : t;
@@ -189,6 +199,8 @@ describe('ChunkedIndex (property)', () => {
             const flatInto = flat.window(from, at, reusedFlat);
             expect(flatInto).toBe(reusedFlat);
             expect(flatInto).toEqual(b);
+            // the same bits as the index that never evicted, reloaded or rolled anything up
+            expect(bits(resident.window(from, at), 3)).toEqual(bits(a, 3));
             // a tagged window: the whole months from their totals per tag, the rest in detail (loaded first)
             const space = SPACES[o.space]!;
             const [ta, tb] = o.space === 0 ? o.tag : o.tagOfSecond;
@@ -196,7 +208,8 @@ describe('ChunkedIndex (property)', () => {
             // the window asked, then (when it has a start) the same tag from a month earlier and a month
             // later: windows of one tag whose first whole month differs by one, as the days of a 5-year
             // window move, asked one after the other across the changes in between
-            const starts = Number.isFinite(from) ? [from, from - 31 * DAY, from + 31 * DAY] : [from];
+            const starts =
+              spaces.length === 0 ? [] : Number.isFinite(from) ? [from, from - 31 * DAY, from + 31 * DAY] : [from];
             for (const tf of starts) {
               if (tf >= at) continue;
               queries++;
@@ -226,7 +239,7 @@ describe('ChunkedIndex (property)', () => {
               expect(bits(again, dims.length)).toEqual(bits(tagged, dims.length));
               // and as an index made now from the same events, asked nothing before: the whole months'
               // sums kept from the query before are the ones summed from zero
-              const fresh = new ChunkedIndex(3, undefined, undefined, undefined, SPACES);
+              const fresh = new ChunkedIndex(3, undefined, undefined, undefined, spaces, period);
               for (const [key, e] of events) fresh.upsert(key, e.off, e.vis, e.vec);
               const first = fresh.windowTagged(tf, at, space, ta!, tb!);
               expect(bits(first, dims.length)).toEqual(bits(tagged, dims.length));
@@ -253,12 +266,29 @@ describe('ChunkedIndex (property)', () => {
       }),
       { numRuns: 400 },
     );
+    return { rolls, expansions, taggedHits, queries };
+  }
+}
+
+describe('ChunkedIndex (property)', () => {
+  it('answers every query as one flat EventIndex does, across evictions, reloads and roll-ups', async () => {
+    const { rolls, expansions, taggedHits, queries } = await property('month');
     // the runs did roll months up and read them back (the property is not vacuous for them)
     expect(rolls).toBeGreaterThan(50);
     expect(expansions).toBeGreaterThan(20);
     // tagged windows asked with events under their tag: about 2,400 of 8,300 in a run
     expect(taggedHits).toBeGreaterThan(1500);
     expect(queries).toBeGreaterThan(6000);
+  });
+
+  it('does the same chunked by year (the sparse kinds: untagged)', async () => {
+    const { rolls, expansions } = await property('year');
+    expect(rolls).toBeGreaterThan(30);
+    expect(expansions).toBeGreaterThan(10);
+  });
+
+  it('keeps a tagged index chunked by month', () => {
+    expect(() => new ChunkedIndex(3, undefined, undefined, undefined, SPACES, 'year')).toThrow(/by month/);
   });
 
   it('throws, rather than answering, when a needed month is not in memory', () => {
