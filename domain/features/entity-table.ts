@@ -24,7 +24,13 @@ import { MS_PER_DAY, utcDaysBetween } from '../time.js';
 import { inForceAt, type SnapshotCalendar } from './snapshot-calendar.js';
 import { courseRaceVector as courseRaceVectorOf, courseSnapshotFields } from './snapshot-fields.js';
 import { writeTag } from './tags.js';
-import { type TagSpace, type WindowCounts, windowCounts, type WindowSource } from './window-source.js';
+import {
+  type ChunkPeriod,
+  type TagSpace,
+  type WindowCounts,
+  windowCounts,
+  type WindowSource,
+} from './window-source.js';
 
 /** What keys and vectors read of a race: from the card used for the race's own fields. */
 export interface RaceFacts {
@@ -118,7 +124,7 @@ interface EntityKindBase {
    * only. It changes where a window's sums come from (more of a year's events in detail, fewer whole
    * months' totals), not what they count: the three-year export is byte-identical either way.
    */
-  readonly chunkPeriod?: 'month' | 'year';
+  readonly chunkPeriod?: ChunkPeriod;
   readonly features: EntityFeatures;
 }
 

@@ -55,6 +55,12 @@ export const EMPTY_HISTORY: WindowSource = {
  * course's tag (jockey+course), the trainer's their course's and their jockey's (trainer+course,
  * trainer+jockey). An index may carry several (one per composite).
  */
+/**
+ * How much of the calendar one stored chunk of an entity's index holds (`ChunkedIndex.period`): a UTC
+ * month, or a UTC year for a kind whose keys are sparse.
+ */
+export type ChunkPeriod = 'month' | 'year';
+
 export interface TagSpace {
   /** the first of the two vector dimensions holding the tag */
   readonly dim: number;

@@ -30,7 +30,7 @@
  * them, a rolled event not yet visible) finds position 0 missing, and loading it (`load`, or
  * `expand`) reads the rolled years' blocks back and puts their months in its place.
  */
-import { resetCounts, type TagSpace, windowCounts } from '../../domain/features/window-source.js';
+import { type ChunkPeriod, resetCounts, type TagSpace, windowCounts } from '../../domain/features/window-source.js';
 import { startOfNextUtcMonth, startOfNextUtcYear, startOfUtcMonth, startOfUtcYear } from '../../domain/time.js';
 import { EventIndex, firstFromEnd, TAG_TOTAL_HEAD, type WindowCounts } from './event-index.js';
 import { TagSeries } from './tag-series.js';
@@ -43,9 +43,6 @@ import { TagSeries } from './tag-series.js';
  */
 const NEW_CHUNK_CAPACITY = 4;
 const MAX_HINTED_CAPACITY = 1024;
-
-/** How much of the calendar one chunk holds (`ChunkedIndex.period`). */
-export type ChunkPeriod = 'month' | 'year';
 
 /** Loads a chunk's events by month start; undefined when the store has none. */
 export type ChunkLoader = (monthStart: number) => Promise<EventIndex | undefined>;

@@ -16,8 +16,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { TagSpace } from '../../domain/features/window-source.js';
-import { type ChunkPeriod, ChunkedIndex, unrolledYears, type YearBlock } from '../../state/aggregates/chunked-index.js';
+import type { ChunkPeriod, TagSpace } from '../../domain/features/window-source.js';
+import { ChunkedIndex, unrolledYears, type YearBlock } from '../../state/aggregates/chunked-index.js';
 import { EventIndex } from '../../state/aggregates/event-index.js';
 import { decodeChunk, encodeChunk } from '../../streams/processors/engine-state-codec.js';
 
@@ -93,181 +93,178 @@ async function property(
 ): Promise<{ rolls: number; expansions: number; taggedHits: number; queries: number }> {
   const spaces = period === 'month' ? SPACES : [];
   const scale = period === 'month' ? 1 : 3;
-  {
-    let rolls = 0;
-    let expansions = 0;
-    let taggedHits = 0;
-    let queries = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 120, size: 'medium' }), async (ops) => {
-        const stored = new Map<number, Buffer>();
-        const storedYears = new Map<number, YearBlock>();
-        const flat = new EventIndex(3);
-        const loader = async (start: number) => {
-          const b = stored.get(start);
-          return b ? decodeChunk(b) : undefined;
-        };
-        const yearLoader = async (years: readonly number[]) => {
-          expansions++;
-          return years.map((y) => {
-            const b = storedYears.get(y);
-            if (!b) throw new Error(`no stored block for ${y}`);
-            return b;
-          });
-        };
-        let chunked = new ChunkedIndex(3, loader, undefined, yearLoader, spaces, period);
-        /** the same events, never evicted, reloaded or rolled up: a tagged window's answer must match it to the bit */
-        const resident = new ChunkedIndex(3, undefined, undefined, undefined, spaces, period);
-        const reused = { n: 7, sums: [3, 5, 2], latestVisible: 11 };
-        const reusedFlat = { n: 7, sums: [3, 5, 2], latestVisible: 11 };
-        const offs = new Map<string, number>();
-        /** every event as upserted (the tagged windows are checked against a filter over these) */
-        const events = new Map<string, { off: number; vis: number; vec: number[] }>();
-        const save = () => {
-          const { chunks, years } = chunked.takeDirty();
-          for (const m of chunks) stored.set(m.start, encodeChunk(m.chunk!));
-          for (const y of years) storedYears.set(y, chunked.yearBlock(y));
-        };
-        for (const o of ops) {
-          if (o.kind === 'upsert') {
-            const key = `k${o.key}`;
-            const off = BASE + o.day * scale * DAY + o.minute * 60_000;
-            const vis = off + o.lagMin * 60_000;
-            // an upsert moving a key to another month is a remove from the old month, as the engine does
-            const old = offs.get(key);
-            if (old !== undefined) {
-              await chunked.ensureFrom(old);
-              chunked.remove(key, old);
-            }
-            await chunked.ensureFrom(off);
-            chunked.upsert(key, off, vis, o.vec);
-            if (old !== undefined) resident.remove(key, old);
-            resident.upsert(key, off, vis, o.vec);
-            flat.upsert(key, off, vis, o.vec);
-            offs.set(key, off);
-            events.set(key, { off, vis, vec: o.vec });
-          } else if (o.kind === 'remove') {
-            const key = `k${o.key}`;
-            const old = offs.get(key);
-            if (old === undefined) continue;
+  let rolls = 0;
+  let expansions = 0;
+  let taggedHits = 0;
+  let queries = 0;
+  await fc.assert(
+    fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 120, size: 'medium' }), async (ops) => {
+      const stored = new Map<number, Buffer>();
+      const storedYears = new Map<number, YearBlock>();
+      const flat = new EventIndex(3);
+      const loader = async (start: number) => {
+        const b = stored.get(start);
+        return b ? decodeChunk(b) : undefined;
+      };
+      const yearLoader = async (years: readonly number[]) => {
+        expansions++;
+        return years.map((y) => {
+          const b = storedYears.get(y);
+          if (!b) throw new Error(`no stored block for ${y}`);
+          return b;
+        });
+      };
+      let chunked = new ChunkedIndex(3, loader, undefined, yearLoader, spaces, period);
+      /** the same events, never evicted, reloaded or rolled up: a tagged window's answer must match it to the bit */
+      const resident = new ChunkedIndex(3, undefined, undefined, undefined, spaces, period);
+      const reused = { n: 7, sums: [3, 5, 2], latestVisible: 11 };
+      const reusedFlat = { n: 7, sums: [3, 5, 2], latestVisible: 11 };
+      const offs = new Map<string, number>();
+      /** every event as upserted (the tagged windows are checked against a filter over these) */
+      const events = new Map<string, { off: number; vis: number; vec: number[] }>();
+      const save = () => {
+        const { chunks, years } = chunked.takeDirty();
+        for (const m of chunks) stored.set(m.start, encodeChunk(m.chunk!));
+        for (const y of years) storedYears.set(y, chunked.yearBlock(y));
+      };
+      for (const o of ops) {
+        if (o.kind === 'upsert') {
+          const key = `k${o.key}`;
+          const off = BASE + o.day * scale * DAY + o.minute * 60_000;
+          const vis = off + o.lagMin * 60_000;
+          // an upsert moving a key to another month is a remove from the old month, as the engine does
+          const old = offs.get(key);
+          if (old !== undefined) {
             await chunked.ensureFrom(old);
-            expect(chunked.remove(key, old)).toBe(true);
-            expect(resident.remove(key, old)).toBe(true);
-            expect(flat.remove(key)).toBe(true);
-            offs.delete(key);
-            events.delete(key);
-          } else if (o.kind === 'evict') {
-            save();
-            const idle = o.idleDay === null ? Number.POSITIVE_INFINITY : BASE + o.idleDay * scale * DAY;
-            chunked.evictChunksBefore(BASE + o.day * scale * DAY, idle);
-          } else if (o.kind === 'roll') {
-            save();
-            const end = Date.UTC(o.year, 0, 1);
-            chunked.evictChunksBefore(end);
-            if (chunked.rollUp(end)) rolls++;
-          } else if (o.kind === 'reload') {
-            save();
-            const head = chunked.toHead();
-            const months = chunked.months;
-            chunked = ChunkedIndex.fromHead(
-              3,
-              head,
-              unrolledYears(head).map((y) => storedYears.get(y)!),
-              loader,
-              yearLoader,
-              spaces,
-              period,
-            );
-            expect(chunked.months).toBe(months);
-          } else {
-            const t = BASE + o.day * scale * DAY + o.minute * 60_000;
-            const from =
-              o.span === 0 ? Number.NEGATIVE_INFINITY : o.span === Number.NEGATIVE_INFINITY ? o.span : t - o.span;
-            const at = o.span === 0 ? Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth(), 1) : t;
-            chunked.touched = at; // the stream time the months this query reads are marked used at
-            await chunked.ensure(from, at);
-            const a = chunked.window(from, at);
-            const b = flat.window(from, at);
-            expect(a.n).toBe(b.n);
-            expect(a.latestVisible).toBe(b.latestVisible);
-            for (let d = 0; d < 3; d++) expect(Math.abs(a.sums[d]! - b.sums[d]!)).toBeLessThan(1e-9);
-            // into a caller's reused counts (what every row's features pass): the same answer, bit for bit,
-            // whatever the previous query left in them
-            const into = chunked.window(from, at, reused);
-            expect(into).toBe(reused);
-            expect(into).toEqual(a);
-            const flatInto = flat.window(from, at, reusedFlat);
-            expect(flatInto).toBe(reusedFlat);
-            expect(flatInto).toEqual(b);
-            // the same bits as the index that never evicted, reloaded or rolled anything up
-            expect(bits(resident.window(from, at), 3)).toEqual(bits(a, 3));
-            // a tagged window: the whole months from their totals per tag, the rest in detail (loaded first)
-            const space = SPACES[o.space]!;
-            const [ta, tb] = o.space === 0 ? o.tag : o.tagOfSecond;
-            const dims = space.dims;
-            // the window asked, then (when it has a start) the same tag from a month earlier and a month
-            // later: windows of one tag whose first whole month differs by one, as the days of a 5-year
-            // window move, asked one after the other across the changes in between
-            const starts =
-              spaces.length === 0 ? [] : Number.isFinite(from) ? [from, from - 31 * DAY, from + 31 * DAY] : [from];
-            for (const tf of starts) {
-              if (tf >= at) continue;
-              queries++;
-              for (let miss = chunked.missingTagged(tf, at); miss.length > 0; miss = chunked.missingTagged(tf, at))
-                await chunked.load(miss);
-              const tagged = chunked.windowTagged(tf, at, space, ta!, tb!, reused);
-              expect(tagged).toBe(reused);
-              const want = { n: 0, sums: dims.map(() => 0), latest: 0 };
-              for (const e of events.values()) {
-                if (e.off < tf || e.off >= at || e.vis >= at) continue;
-                if (e.vec[space.dim] !== ta || e.vec[space.dim + 1] !== tb) continue;
-                want.n++;
-                dims.forEach((d, k) => (want.sums[k]! += e.vec[d]!));
-                want.latest = Math.max(want.latest, e.vis);
-              }
-              expect(tagged.n).toBe(want.n);
-              expect(tagged.latestVisible).toBe(want.latest);
-              for (let k = 0; k < dims.length; k++)
-                expect(Math.abs(tagged.sums[k]! - want.sums[k]!)).toBeLessThan(1e-9);
-              const flatTagged = flat.windowTagged(tf, at, space, ta!, tb!);
-              expect([flatTagged.n, flatTagged.latestVisible]).toEqual([want.n, want.latest]);
-              // asked again (the whole months' part kept from the query before): the same bits
-              const twice = chunked.windowTagged(tf, at, space, ta!, tb!);
-              expect(bits(twice, dims.length)).toEqual(bits(tagged, dims.length));
-              // the same bits as the index that never evicted, reloaded or rolled anything up
-              const again = resident.windowTagged(tf, at, space, ta!, tb!);
-              expect(bits(again, dims.length)).toEqual(bits(tagged, dims.length));
-              // and as an index made now from the same events, asked nothing before: the whole months'
-              // sums kept from the query before are the ones summed from zero
-              const fresh = new ChunkedIndex(3, undefined, undefined, undefined, spaces, period);
-              for (const [key, e] of events) fresh.upsert(key, e.off, e.vis, e.vec);
-              const first = fresh.windowTagged(tf, at, space, ta!, tb!);
-              expect(bits(first, dims.length)).toEqual(bits(tagged, dims.length));
-              if (want.n > 0) taggedHits++;
-            }
-            // the latest event with a dimension > 0: exact, or -Infinity when it is off before the horizon
-            for (let d = 0; d < 3; d++) {
-              const horizon = at - o.horizon;
-              await chunked.ensureLast(d, at, horizon);
-              const c = chunked.lastOffWith(d, at, horizon);
-              const f = flat.lastOffWith(d, at);
-              if (c === Number.NEGATIVE_INFINITY) {
-                expect(f).toBeDefined();
-                expect(f!).toBeLessThan(horizon);
-              } else {
-                expect(c).toBe(f);
-              }
-            }
-            await chunked.ensureFrom(at);
-            expect(chunked.keysOffAfter(at).sort()).toEqual(flat.keysOffAfter(at).sort());
+            chunked.remove(key, old);
           }
+          await chunked.ensureFrom(off);
+          chunked.upsert(key, off, vis, o.vec);
+          if (old !== undefined) resident.remove(key, old);
+          resident.upsert(key, off, vis, o.vec);
+          flat.upsert(key, off, vis, o.vec);
+          offs.set(key, off);
+          events.set(key, { off, vis, vec: o.vec });
+        } else if (o.kind === 'remove') {
+          const key = `k${o.key}`;
+          const old = offs.get(key);
+          if (old === undefined) continue;
+          await chunked.ensureFrom(old);
+          expect(chunked.remove(key, old)).toBe(true);
+          expect(resident.remove(key, old)).toBe(true);
+          expect(flat.remove(key)).toBe(true);
+          offs.delete(key);
+          events.delete(key);
+        } else if (o.kind === 'evict') {
+          save();
+          const idle = o.idleDay === null ? Number.POSITIVE_INFINITY : BASE + o.idleDay * scale * DAY;
+          chunked.evictChunksBefore(BASE + o.day * scale * DAY, idle);
+        } else if (o.kind === 'roll') {
+          save();
+          const end = Date.UTC(o.year, 0, 1);
+          chunked.evictChunksBefore(end);
+          if (chunked.rollUp(end)) rolls++;
+        } else if (o.kind === 'reload') {
+          save();
+          const head = chunked.toHead();
+          const months = chunked.months;
+          chunked = ChunkedIndex.fromHead(
+            3,
+            head,
+            unrolledYears(head).map((y) => storedYears.get(y)!),
+            loader,
+            yearLoader,
+            spaces,
+            period,
+          );
+          expect(chunked.months).toBe(months);
+        } else {
+          const t = BASE + o.day * scale * DAY + o.minute * 60_000;
+          const from =
+            o.span === 0 ? Number.NEGATIVE_INFINITY : o.span === Number.NEGATIVE_INFINITY ? o.span : t - o.span;
+          const at = o.span === 0 ? Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth(), 1) : t;
+          chunked.touched = at; // the stream time the months this query reads are marked used at
+          await chunked.ensure(from, at);
+          const a = chunked.window(from, at);
+          const b = flat.window(from, at);
+          expect(a.n).toBe(b.n);
+          expect(a.latestVisible).toBe(b.latestVisible);
+          for (let d = 0; d < 3; d++) expect(Math.abs(a.sums[d]! - b.sums[d]!)).toBeLessThan(1e-9);
+          // into a caller's reused counts (what every row's features pass): the same answer, bit for bit,
+          // whatever the previous query left in them
+          const into = chunked.window(from, at, reused);
+          expect(into).toBe(reused);
+          expect(into).toEqual(a);
+          const flatInto = flat.window(from, at, reusedFlat);
+          expect(flatInto).toBe(reusedFlat);
+          expect(flatInto).toEqual(b);
+          // the same bits as the index that never evicted, reloaded or rolled anything up
+          expect(bits(resident.window(from, at), 3)).toEqual(bits(a, 3));
+          // a tagged window: the whole months from their totals per tag, the rest in detail (loaded first)
+          const space = SPACES[o.space]!;
+          const [ta, tb] = o.space === 0 ? o.tag : o.tagOfSecond;
+          const dims = space.dims;
+          // the window asked, then (when it has a start) the same tag from a month earlier and a month
+          // later: windows of one tag whose first whole month differs by one, as the days of a 5-year
+          // window move, asked one after the other across the changes in between
+          const starts =
+            spaces.length === 0 ? [] : Number.isFinite(from) ? [from, from - 31 * DAY, from + 31 * DAY] : [from];
+          for (const tf of starts) {
+            if (tf >= at) continue;
+            queries++;
+            for (let miss = chunked.missingTagged(tf, at); miss.length > 0; miss = chunked.missingTagged(tf, at))
+              await chunked.load(miss);
+            const tagged = chunked.windowTagged(tf, at, space, ta!, tb!, reused);
+            expect(tagged).toBe(reused);
+            const want = { n: 0, sums: dims.map(() => 0), latest: 0 };
+            for (const e of events.values()) {
+              if (e.off < tf || e.off >= at || e.vis >= at) continue;
+              if (e.vec[space.dim] !== ta || e.vec[space.dim + 1] !== tb) continue;
+              want.n++;
+              dims.forEach((d, k) => (want.sums[k]! += e.vec[d]!));
+              want.latest = Math.max(want.latest, e.vis);
+            }
+            expect(tagged.n).toBe(want.n);
+            expect(tagged.latestVisible).toBe(want.latest);
+            for (let k = 0; k < dims.length; k++) expect(Math.abs(tagged.sums[k]! - want.sums[k]!)).toBeLessThan(1e-9);
+            const flatTagged = flat.windowTagged(tf, at, space, ta!, tb!);
+            expect([flatTagged.n, flatTagged.latestVisible]).toEqual([want.n, want.latest]);
+            // asked again (the whole months' part kept from the query before): the same bits
+            const twice = chunked.windowTagged(tf, at, space, ta!, tb!);
+            expect(bits(twice, dims.length)).toEqual(bits(tagged, dims.length));
+            // the same bits as the index that never evicted, reloaded or rolled anything up
+            const again = resident.windowTagged(tf, at, space, ta!, tb!);
+            expect(bits(again, dims.length)).toEqual(bits(tagged, dims.length));
+            // and as an index made now from the same events, asked nothing before: the whole months'
+            // sums kept from the query before are the ones summed from zero
+            const fresh = new ChunkedIndex(3, undefined, undefined, undefined, spaces, period);
+            for (const [key, e] of events) fresh.upsert(key, e.off, e.vis, e.vec);
+            const first = fresh.windowTagged(tf, at, space, ta!, tb!);
+            expect(bits(first, dims.length)).toEqual(bits(tagged, dims.length));
+            if (want.n > 0) taggedHits++;
+          }
+          // the latest event with a dimension > 0: exact, or -Infinity when it is off before the horizon
+          for (let d = 0; d < 3; d++) {
+            const horizon = at - o.horizon;
+            await chunked.ensureLast(d, at, horizon);
+            const c = chunked.lastOffWith(d, at, horizon);
+            const f = flat.lastOffWith(d, at);
+            if (c === Number.NEGATIVE_INFINITY) {
+              expect(f).toBeDefined();
+              expect(f!).toBeLessThan(horizon);
+            } else {
+              expect(c).toBe(f);
+            }
+          }
+          await chunked.ensureFrom(at);
+          expect(chunked.keysOffAfter(at).sort()).toEqual(flat.keysOffAfter(at).sort());
         }
-        expect(chunked.size).toBe(flat.size);
-      }),
-      { numRuns: 400 },
-    );
-    return { rolls, expansions, taggedHits, queries };
-  }
+      }
+      expect(chunked.size).toBe(flat.size);
+    }),
+    { numRuns: 400 },
+  );
+  return { rolls, expansions, taggedHits, queries };
 }
 
 describe('ChunkedIndex (property)', () => {
