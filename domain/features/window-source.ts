@@ -50,17 +50,17 @@ export const EMPTY_HISTORY: WindowSource = {
 };
 
 /**
+ * How much of the calendar one stored chunk of an entity's index holds (`ChunkedIndex`'s `period`): a UTC
+ * month, or a UTC year for a kind whose keys are sparse.
+ */
+export type ChunkPeriod = 'month' | 'year';
+
+/**
  * A second key's tag carried in every event of a parent key's index (tags.ts), so that the composite
  * key (parent, second key) is answered from the parent's own index: the jockey's events carry their
  * course's tag (jockey+course), the trainer's their course's and their jockey's (trainer+course,
  * trainer+jockey). An index may carry several (one per composite).
  */
-/**
- * How much of the calendar one stored chunk of an entity's index holds (`ChunkedIndex.period`): a UTC
- * month, or a UTC year for a kind whose keys are sparse.
- */
-export type ChunkPeriod = 'month' | 'year';
-
 export interface TagSpace {
   /** the first of the two vector dimensions holding the tag */
   readonly dim: number;

@@ -212,7 +212,7 @@ export class ChunkedIndex {
      * few a year: one chunk, one record and one event index a year instead of one a month). Every
      * "month" of this class is then a year; untagged indexes only.
      */
-    readonly period: ChunkPeriod = 'month',
+    period: ChunkPeriod = 'month',
   ) {
     if (period === 'year' && spaces.length > 0) throw new Error('a tagged index is chunked by month');
     this.periodStart = period === 'year' ? yearStart : monthStart;
