@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AnalyticsEngine } from '../../streams/processors/analytics-engine.js';
-import { EngineState } from '../../streams/processors/engine-state.js';
+import { EngineState, RESIDENCY } from '../../streams/processors/engine-state.js';
 import { card, jockey, race, result } from '../support/builders.js';
 import { memoryStore } from '../support/memory-store.js';
 
@@ -17,12 +17,16 @@ describe('link plans across an eviction', () => {
       await engine.flush();
       await store.batch(engine.state.takeDirty());
     };
-    // declared half a year ahead: pending interest in jockey J1's index
+    // declared more than a year ahead: pending interest in jockey J1's index
+    const farPub = '2023-11-01T10:00:00Z';
+    const nearPub = '2024-11-20T10:00:00Z';
+    // J1's index must be idle for longer than an index stays resident
+    expect(Date.parse(nearPub) - Date.parse(farPub)).toBeGreaterThan(RESIDENCY.indexIdle);
     await engine.applyCard(
       card({
         r: 'FAR',
         off: '2024-12-01T14:00:00Z',
-        pub: '2024-06-01T10:00:00Z',
+        pub: farPub,
         runners: [{ h: 'A', j: 'J1' }, { h: 'B' }],
       }),
     );
@@ -33,7 +37,7 @@ describe('link plans across an eviction', () => {
         r: 'NEAR',
         c: 'Other',
         off: '2024-11-21T14:00:00Z',
-        pub: '2024-11-20T10:00:00Z',
+        pub: nearPub,
         runners: [{ h: 'C', j: 'J2' }],
       }),
     );
