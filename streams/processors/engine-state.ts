@@ -145,9 +145,9 @@ const DAY = 86_400_000;
  * How long clean, cold state stays in memory after its last use (stream time). The idle periods were
  * doubled in the thirtieth session (a horse's 120 days, an index's 150, a month's 100 and 35 before):
  * a horse back from a summer's rest, a sparse key's next run and a window's first month a season
- * later are found in memory instead of read back. Three years: `prefetch` about half, peak RSS the
- * same; the full history's figures are in docs/performance-history.md. They set memory and speed
- * only, never a value: the property tests evict everything clean after every flush.
+ * later are found in memory instead of read back. Three years: `prefetch` about half, peak RSS about
+ * 60 MB more (medians); the full history's figures are in docs/performance-history.md. They set memory
+ * and speed only, never a value: the property tests evict everything clean after every flush.
  */
 export const RESIDENCY = {
   /** races whose off is older than this are evicted */
