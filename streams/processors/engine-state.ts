@@ -22,6 +22,7 @@
  */
 import type { Course, RaceCard, RaceResult } from '../../domain/avro-types.generated.js';
 import {
+  DAY,
   DAYS_365,
   ENTITY_BY_KIND,
   ENTITY_KINDS,
@@ -139,15 +140,11 @@ interface StoredIndex {
   blocks: YearBlock[];
 }
 
-const DAY = 86_400_000;
-
 /**
- * How long clean, cold state stays in memory after its last use (stream time). The idle periods were
- * doubled in the thirtieth session (a horse's 120 days, an index's 150, a month's 100 and 35 before):
- * a horse back from a summer's rest, a sparse key's next run and a window's first month a season
- * later are found in memory instead of read back. Three years: `prefetch` about half, peak RSS about
- * 60 MB more (medians); the full history's figures are in docs/performance-history.md. They set memory
- * and speed only, never a value: the property tests evict everything clean after every flush.
+ * How long clean, cold state stays in memory after its last use (stream time): long enough that a horse
+ * back from a summer's rest, a sparse key's next run and a window's first month a season later are
+ * found in memory rather than read back (docs/performance-history.md, "State kept in memory twice as
+ * long after its last use"). They set memory and speed only, never a value.
  */
 export const RESIDENCY = {
   /** races whose off is older than this are evicted */
