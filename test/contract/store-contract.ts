@@ -117,6 +117,20 @@ export function describeStore(name: string, factory: StoreFactory): void {
       await expectAllOrNothing(store, 'batch!', store.batch(ops));
     });
 
+    it('rejects a batch with an operation it cannot store and applies none of it', async () => {
+      await store.put('kept', b('before'));
+      const bad = [
+        { type: 'put', key: 'first', value: b('1') },
+        { type: 'del', key: 'kept' },
+        { type: 'put', key: 'broken', value: undefined as unknown as Buffer },
+      ] as const;
+      await expect(store.batch(bad)).rejects.toThrow();
+      expect((await store.getMany(['first', 'kept'])).map((v) => v?.toString())).toEqual([undefined, 'before']);
+      // the store goes on taking batches after the rejected one
+      await store.batch([{ type: 'put', key: 'after', value: b('2') }]);
+      expect((await store.get('after'))?.toString()).toBe('2');
+    });
+
     it('writes a batch filled in one operation at a time as one, copying each value as it is added', async () => {
       await store.put('gone', b('x'));
       const batch = store.writeBatch();

@@ -35,6 +35,10 @@ function scoped(map: Map<string, Buffer>, prefix: string): StorePort {
       map.delete(prefix + key);
     },
     async batch(ops: readonly BatchOp[]) {
+      // all or nothing, as a store batch: an operation that cannot be stored rejects the whole batch
+      for (const op of ops) {
+        if (op.type === 'put' && !(op.value instanceof Uint8Array)) throw new TypeError(`put ${op.key}: not a Buffer`);
+      }
       for (const op of ops) {
         if (op.type === 'put') map.set(prefix + op.key, op.value);
         else map.delete(prefix + op.key);
