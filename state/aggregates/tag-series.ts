@@ -11,6 +11,7 @@
  * months before the windows asked lately are dropped as the windows move on (`trimBefore`), so it holds
  * about as many months as the space's window reaches.
  */
+import { fmix32 } from '../../domain/hash.js';
 import { TAG_TOTAL_HEAD } from './event-index.js';
 
 /** A month's totals per tag of one space: [a, b, count, latest visibleAt, sums] per tag (`EventIndex.tagTotals`). */
@@ -23,11 +24,25 @@ const N = 1;
 const LATEST = 2;
 const SUMS = 3;
 
+/** The table's slots when empty; it is at most half full (then it doubles). */
+const MIN_SLOTS = 16;
+
 export class TagSeries {
   /** doubles per entry */
   private readonly stride: number;
-  /** entries per tag: by the tag's first double, then its second */
-  private readonly byTag = new Map<number, Map<number, number[]>>();
+  /**
+   * The tags held, in an open-addressed table (linear probing) of their two doubles, each slot with its
+   * tag's position + 1 in `lists` (0: an empty slot). A tag is two doubles of up to 50 bits, never a
+   * small integer, so a `Map` of `Map`s boxed and hashed both at every lookup (docs/performance-history.md,
+   * the thirty-first session).
+   */
+  private slotA = new Float64Array(MIN_SLOTS);
+  private slotB = new Float64Array(MIN_SLOTS);
+  private slotList = new Int32Array(MIN_SLOTS);
+  /** each tag's entries, in month order; a tag whose months were all dropped keeps an empty list */
+  private lists: number[][] = [];
+  /** how many of `lists` are empty: the table is made again without them when they are half of it */
+  private emptyLists = 0;
   /** the months held start in [from, upTo); none when from >= upTo */
   from = Number.POSITIVE_INFINITY;
   upTo = Number.NEGATIVE_INFINITY;
@@ -53,7 +68,7 @@ export class TagSeries {
 
   /** Empties it and makes it hold the months from `start` on (none yet). */
   reset(start: number): void {
-    this.byTag.clear();
+    this.clearTags(MIN_SLOTS);
     this.from = start;
     this.upTo = start;
     this.stale = Number.POSITIVE_INFINITY;
@@ -69,14 +84,14 @@ export class TagSeries {
       return;
     }
     const S = this.stride;
-    for (const inner of this.byTag.values()) {
-      for (const [b, e] of inner) {
-        let len = e.length;
-        while (len > 0 && e[len - S + START]! >= stale) len -= S;
-        if (len === 0) inner.delete(b);
-        else e.length = len;
-      }
+    for (const e of this.lists) {
+      if (e.length === 0) continue;
+      let len = e.length;
+      while (len > 0 && e[len - S + START]! >= stale) len -= S;
+      e.length = len;
+      if (len === 0) this.emptyLists++;
     }
+    this.compact();
     this.upTo = Math.min(this.upTo, stale);
   }
 
@@ -84,15 +99,16 @@ export class TagSeries {
   trimBefore(start: number): void {
     if (start <= this.from) return;
     const S = this.stride;
-    for (const [a, inner] of this.byTag) {
-      for (const [b, e] of inner) {
-        let k = 0;
-        while (k < e.length && e[k + START]! < start) k += S;
-        if (k === e.length) inner.delete(b);
-        else if (k > 0) e.splice(0, k);
-      }
-      if (inner.size === 0) this.byTag.delete(a);
+    for (const e of this.lists) {
+      if (e.length === 0) continue;
+      let k = 0;
+      while (k < e.length && e[k + START]! < start) k += S;
+      if (k === e.length) {
+        e.length = 0;
+        this.emptyLists++;
+      } else if (k > 0) e.splice(0, k);
     }
+    this.compact();
     this.from = start;
   }
 
@@ -101,12 +117,8 @@ export class TagSeries {
     const k = this.sums;
     const T = TAG_TOTAL_HEAD + k;
     for (let q = 0; q < tags.length; q += T) {
-      const a = tags[q]!;
-      const b = tags[q + 1]!;
-      let inner = this.byTag.get(a);
-      if (!inner) this.byTag.set(a, (inner = new Map()));
-      let e = inner.get(b);
-      if (!e) inner.set(b, (e = []));
+      const e = this.listOf(tags[q]!, tags[q + 1]!);
+      if (e.length === 0) this.emptyLists--;
       e.push(start, tags[q + 2]!, tags[q + 3]!);
       for (let d = 0; d < k; d++) e.push(tags[q + TAG_TOTAL_HEAD + d]!);
     }
@@ -120,8 +132,9 @@ export class TagSeries {
   sum(a: number, b: number, start: number, lastStart: number, out: number[]): number[] {
     out.fill(0);
     out[1] = Number.NEGATIVE_INFINITY;
-    const e = this.byTag.get(a)?.get(b);
-    if (!e) return out;
+    const at = this.find(a, b);
+    if (at < 0) return out;
+    const e = this.lists[at]!;
     const S = this.stride;
     // the first entry starting at or after `start`
     let lo = 0;
@@ -138,5 +151,85 @@ export class TagSeries {
       for (let d = 0; d < k; d++) out[2 + d]! += e[o + SUMS + d]!;
     }
     return out;
+  }
+
+  /** The first slot of tag (a, b)'s probe sequence. */
+  private home(a: number, b: number): number {
+    // (each double's low 32 bits: exact for integers below 2^53)
+    return fmix32((a | 0) ^ Math.imul(b | 0, 0x9e3779b1)) & (this.slotList.length - 1);
+  }
+
+  /** The position in `lists` of tag (a, b), -1 when it is not held. */
+  private find(a: number, b: number): number {
+    const mask = this.slotList.length - 1;
+    for (let i = this.home(a, b); ; i = (i + 1) & mask) {
+      const at = this.slotList[i]!;
+      if (at === 0) return -1;
+      if (this.slotA[i] === a && this.slotB[i] === b) return at - 1;
+    }
+  }
+
+  /** The list of tag (a, b), made (empty, and counted so) when it is not held. */
+  private listOf(a: number, b: number): number[] {
+    const at = this.find(a, b);
+    if (at >= 0) return this.lists[at]!;
+    if (2 * (this.lists.length + 1) > this.slotList.length) this.rehash(2 * this.slotList.length);
+    const e: number[] = [];
+    this.lists.push(e);
+    this.emptyLists++;
+    this.place(a, b, this.lists.length);
+    return e;
+  }
+
+  /** Puts (a, b) with its position + 1 in the first free slot of its probe sequence. */
+  private place(a: number, b: number, at: number): void {
+    const mask = this.slotList.length - 1;
+    let i = this.home(a, b);
+    while (this.slotList[i] !== 0) i = (i + 1) & mask;
+    this.slotA[i] = a;
+    this.slotB[i] = b;
+    this.slotList[i] = at;
+  }
+
+  /** Makes the table again with `slots` slots for the tags with a non-empty list (in their order). */
+  private rehash(slots: number, dropEmpty = false): void {
+    const { slotA, slotB, slotList, lists } = this;
+    const tagOf = new Array<number>(2 * lists.length);
+    for (let i = 0; i < slotList.length; i++) {
+      const at = slotList[i]!;
+      if (at === 0) continue;
+      tagOf[2 * (at - 1)] = slotA[i]!;
+      tagOf[2 * (at - 1) + 1] = slotB[i]!;
+    }
+    this.clearTags(slots);
+    for (let j = 0; j < lists.length; j++) {
+      const e = lists[j]!;
+      if (e.length === 0) {
+        if (dropEmpty) continue;
+        this.emptyLists++;
+      }
+      this.lists.push(e);
+      this.place(tagOf[2 * j]!, tagOf[2 * j + 1]!, this.lists.length);
+    }
+  }
+
+  /** Forgets the tags whose lists are empty once they are half of those held. */
+  private compact(): void {
+    if (this.emptyLists === 0 || 2 * this.emptyLists < this.lists.length) return;
+    let slots = MIN_SLOTS;
+    while (2 * (this.lists.length - this.emptyLists) > slots) slots *= 2;
+    this.rehash(slots, true);
+  }
+
+  /** An empty table of `slots` slots (the same arrays when they have as many) and no lists. */
+  private clearTags(slots: number): void {
+    if (this.slotList.length === slots) this.slotList.fill(0);
+    else {
+      this.slotA = new Float64Array(slots);
+      this.slotB = new Float64Array(slots);
+      this.slotList = new Int32Array(slots);
+    }
+    this.lists = [];
+    this.emptyLists = 0;
   }
 }
