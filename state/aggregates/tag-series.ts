@@ -41,6 +41,9 @@ export class TagSeries {
   private slotList = new Int32Array(MIN_SLOTS);
   /** each tag's entries, in month order; a tag whose months were all dropped keeps an empty list */
   private lists: number[][] = [];
+  /** each list's tag: its two doubles */
+  private tagA: number[] = [];
+  private tagB: number[] = [];
   /** how many of `lists` are empty: the table is made again without them when they are half of it */
   private emptyLists = 0;
   /** the months held start in [from, upTo); none when from >= upTo */
@@ -159,48 +162,46 @@ export class TagSeries {
     return fmix32((a | 0) ^ Math.imul(b | 0, 0x9e3779b1)) & (this.slotList.length - 1);
   }
 
+  /** The slot holding tag (a, b), or the empty slot where its probe sequence ends when it is not held. */
+  private probe(a: number, b: number): number {
+    const mask = this.slotList.length - 1;
+    let i = this.home(a, b);
+    while (this.slotList[i] !== 0 && (this.slotA[i] !== a || this.slotB[i] !== b)) i = (i + 1) & mask;
+    return i;
+  }
+
   /** The position in `lists` of tag (a, b), -1 when it is not held. */
   private find(a: number, b: number): number {
-    const mask = this.slotList.length - 1;
-    for (let i = this.home(a, b); ; i = (i + 1) & mask) {
-      const at = this.slotList[i]!;
-      if (at === 0) return -1;
-      if (this.slotA[i] === a && this.slotB[i] === b) return at - 1;
-    }
+    return this.slotList[this.probe(a, b)]! - 1;
   }
 
   /** The list of tag (a, b), made (empty, and counted so) when it is not held. */
   private listOf(a: number, b: number): number[] {
-    const at = this.find(a, b);
-    if (at >= 0) return this.lists[at]!;
-    if (2 * (this.lists.length + 1) > this.slotList.length) this.rehash(2 * this.slotList.length);
+    let i = this.probe(a, b);
+    if (this.slotList[i] !== 0) return this.lists[this.slotList[i]! - 1]!;
+    if (2 * (this.lists.length + 1) > this.slotList.length) {
+      this.rehash(2 * this.slotList.length);
+      i = this.probe(a, b);
+    }
     const e: number[] = [];
-    this.lists.push(e);
+    this.add(a, b, e, i);
     this.emptyLists++;
-    this.place(a, b, this.lists.length);
     return e;
   }
 
-  /** Puts (a, b) with its position + 1 in the first free slot of its probe sequence. */
-  private place(a: number, b: number, at: number): void {
-    const mask = this.slotList.length - 1;
-    let i = this.home(a, b);
-    while (this.slotList[i] !== 0) i = (i + 1) & mask;
+  /** Appends list `e` of tag (a, b) and puts the tag in slot `i` (free, where its probe sequence ends). */
+  private add(a: number, b: number, e: number[], i: number): void {
+    this.lists.push(e);
+    this.tagA.push(a);
+    this.tagB.push(b);
     this.slotA[i] = a;
     this.slotB[i] = b;
-    this.slotList[i] = at;
+    this.slotList[i] = this.lists.length;
   }
 
-  /** Makes the table again with `slots` slots for the tags with a non-empty list (in their order). */
+  /** Makes the table again with `slots` slots for the tags held (without the empty lists when `dropEmpty`). */
   private rehash(slots: number, dropEmpty = false): void {
-    const { slotA, slotB, slotList, lists } = this;
-    const tagOf = new Array<number>(2 * lists.length);
-    for (let i = 0; i < slotList.length; i++) {
-      const at = slotList[i]!;
-      if (at === 0) continue;
-      tagOf[2 * (at - 1)] = slotA[i]!;
-      tagOf[2 * (at - 1) + 1] = slotB[i]!;
-    }
+    const { lists, tagA, tagB } = this;
     this.clearTags(slots);
     for (let j = 0; j < lists.length; j++) {
       const e = lists[j]!;
@@ -208,8 +209,7 @@ export class TagSeries {
         if (dropEmpty) continue;
         this.emptyLists++;
       }
-      this.lists.push(e);
-      this.place(tagOf[2 * j]!, tagOf[2 * j + 1]!, this.lists.length);
+      this.add(tagA[j]!, tagB[j]!, e, this.probe(tagA[j]!, tagB[j]!));
     }
   }
 
@@ -230,6 +230,8 @@ export class TagSeries {
       this.slotList = new Int32Array(slots);
     }
     this.lists = [];
+    this.tagA = [];
+    this.tagB = [];
     this.emptyLists = 0;
   }
 }
