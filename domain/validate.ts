@@ -16,11 +16,22 @@ const isInstant = (x: unknown): boolean => isInt(x) && x > 0 && x < 8.64e15;
 /** The largest rider's allowance accepted: 10 lb (a conditional's claim in Ireland; apprentices claim 3/5/7). */
 export const MAX_JOCKEY_CLAIM_LBS = 10;
 
-/** '' or one of `table`, with a message listing the accepted values. */
-function oneOfOrEmpty(value: unknown, table: readonly string[], what: string): string | undefined {
-  if (value === '' || (typeof value === 'string' && table.includes(value))) return undefined;
+/** Whether `value` is '' (unknown) or one of `table`. */
+function oneOfOrEmpty(value: unknown, table: readonly string[]): boolean {
+  return value === '' || (typeof value === 'string' && table.includes(value));
+}
+
+/** What `oneOfOrEmpty` rejected, naming the accepted values. */
+function notOneOf(value: unknown, table: readonly string[], what: string): string {
   return `${what} ${JSON.stringify(value)} must be one of ${table.join(', ')} or "" (unknown)`;
 }
+
+/**
+ * The label of runner i in a message. Made only for a message: every card's runners are checked twice
+ * (the processor and the view), and a label made for each runner up front was most of what checking
+ * allocated.
+ */
+const runnerLabel = (i: number): string => `runners[${i}]`;
 
 export function validateCard(c: RaceCard): string[] {
   const e: string[] = [];
@@ -37,34 +48,35 @@ export function validateCard(c: RaceCard): string[] {
     e.push('distanceYards out of range');
   if (!isInt(c.raceClass) || c.raceClass < 0 || c.raceClass > 7) e.push('raceClass must be 0..7');
   if (typeof c.isHandicap !== 'boolean') e.push('isHandicap must be a boolean');
-  const badPattern = oneOfOrEmpty(c.pattern, PATTERNS, 'pattern');
-  if (badPattern) e.push(badPattern);
+  if (!oneOfOrEmpty(c.pattern, PATTERNS)) e.push(notOneOf(c.pattern, PATTERNS, 'pattern'));
   if (c.runners.length === 0) e.push('a card has at least one runner');
   const seen = new Set<string>();
-  c.runners.forEach((r, i) => {
-    const at = `runners[${i}]`;
-    if (!isId('horse', r.horseId)) e.push(`${at}.horseId is not a horse id`);
-    if (seen.has(r.horseId)) e.push(`${at}.horseId ${r.horseId} is declared twice`);
+  for (let i = 0; i < c.runners.length; i++) {
+    const r = c.runners[i]!;
+    if (!isId('horse', r.horseId)) e.push(`${runnerLabel(i)}.horseId is not a horse id`);
+    if (seen.has(r.horseId)) e.push(`${runnerLabel(i)}.horseId ${r.horseId} is declared twice`);
     seen.add(r.horseId);
-    if (!isId('jockey', r.jockeyId)) e.push(`${at}.jockeyId is not a jockey id`);
-    if (!isId('trainer', r.trainerId)) e.push(`${at}.trainerId is not a trainer id`);
-    if (r.sireId !== null && !isId('sire', r.sireId)) e.push(`${at}.sireId is not a sire id`);
-    if (!isInt(r.draw) || r.draw < 0) e.push(`${at}.draw must be an integer >= 0`);
-    if (!isInt(r.weightLbs) || r.weightLbs < 0 || r.weightLbs > 400) e.push(`${at}.weightLbs out of range`);
-    if (!isInt(r.officialRating) || r.officialRating < 0) e.push(`${at}.officialRating must be >= 0`);
-    const badSex = oneOfOrEmpty(r.sex, SEXES, `${at}.sex`);
-    if (badSex) e.push(badSex);
-    if (typeof r.headgear !== 'string' || canonicalHeadgear(r.headgear) !== r.headgear)
+    if (!isId('jockey', r.jockeyId)) e.push(`${runnerLabel(i)}.jockeyId is not a jockey id`);
+    if (!isId('trainer', r.trainerId)) e.push(`${runnerLabel(i)}.trainerId is not a trainer id`);
+    if (r.sireId !== null && !isId('sire', r.sireId)) e.push(`${runnerLabel(i)}.sireId is not a sire id`);
+    if (!isInt(r.draw) || r.draw < 0) e.push(`${runnerLabel(i)}.draw must be an integer >= 0`);
+    if (!isInt(r.weightLbs) || r.weightLbs < 0 || r.weightLbs > 400) e.push(`${runnerLabel(i)}.weightLbs out of range`);
+    if (!isInt(r.officialRating) || r.officialRating < 0) e.push(`${runnerLabel(i)}.officialRating must be >= 0`);
+    if (!oneOfOrEmpty(r.sex, SEXES)) e.push(notOneOf(r.sex, SEXES, `${runnerLabel(i)}.sex`));
+    // ('' is canonical: no headgear)
+    if (r.headgear !== '' && (typeof r.headgear !== 'string' || canonicalHeadgear(r.headgear) !== r.headgear))
       e.push(
-        `${at}.headgear ${JSON.stringify(r.headgear)} is not canonical headgear: distinct codes in the order b, v, h, p, t, e` +
+        `${runnerLabel(i)}.headgear ${JSON.stringify(r.headgear)} is not canonical headgear: distinct codes in the order b, v, h, p, t, e` +
           (typeof r.headgear === 'string' ? ` (expected ${JSON.stringify(canonicalHeadgear(r.headgear))})` : ''),
       );
     if (!isInt(r.jockeyClaimLbs) || r.jockeyClaimLbs < 0 || r.jockeyClaimLbs > MAX_JOCKEY_CLAIM_LBS)
-      e.push(`${at}.jockeyClaimLbs must be an integer 0..${MAX_JOCKEY_CLAIM_LBS}`);
-    if (r.ownerId !== '' && !isId('owner', r.ownerId)) e.push(`${at}.ownerId is not an owner id (own_...) or ""`);
-    if (r.damId !== '' && !isId('dam', r.damId)) e.push(`${at}.damId is not a dam id (dam_...) or ""`);
-    if (r.damSireId !== '' && !isId('sire', r.damSireId)) e.push(`${at}.damSireId is not a sire id (sir_...) or ""`);
-  });
+      e.push(`${runnerLabel(i)}.jockeyClaimLbs must be an integer 0..${MAX_JOCKEY_CLAIM_LBS}`);
+    if (r.ownerId !== '' && !isId('owner', r.ownerId))
+      e.push(`${runnerLabel(i)}.ownerId is not an owner id (own_...) or ""`);
+    if (r.damId !== '' && !isId('dam', r.damId)) e.push(`${runnerLabel(i)}.damId is not a dam id (dam_...) or ""`);
+    if (r.damSireId !== '' && !isId('sire', r.damSireId))
+      e.push(`${runnerLabel(i)}.damSireId is not a sire id (sir_...) or ""`);
+  }
   return e;
 }
 
@@ -74,14 +86,15 @@ export function validateResult(r: RaceResult): string[] {
   if (!isInstant(r.publishedAt)) e.push('publishedAt is not a valid instant');
   if (r.runners.length === 0) e.push('a result has at least one runner');
   const seen = new Set<string>();
-  r.runners.forEach((x, i) => {
-    const at = `runners[${i}]`;
-    if (!isId('horse', x.horseId)) e.push(`${at}.horseId is not a horse id`);
-    if (seen.has(x.horseId)) e.push(`${at}.horseId ${x.horseId} appears twice`);
+  for (let i = 0; i < r.runners.length; i++) {
+    const x = r.runners[i]!;
+    if (!isId('horse', x.horseId)) e.push(`${runnerLabel(i)}.horseId is not a horse id`);
+    if (seen.has(x.horseId)) e.push(`${runnerLabel(i)}.horseId ${x.horseId} appears twice`);
     seen.add(x.horseId);
-    if (!isInt(x.position) || x.position < 0) e.push(`${at}.position must be an integer >= 0`);
-    if (!Number.isFinite(x.beatenLengths) || x.beatenLengths < 0) e.push(`${at}.beatenLengths must be >= 0`);
-  });
+    if (!isInt(x.position) || x.position < 0) e.push(`${runnerLabel(i)}.position must be an integer >= 0`);
+    if (!Number.isFinite(x.beatenLengths) || x.beatenLengths < 0)
+      e.push(`${runnerLabel(i)}.beatenLengths must be >= 0`);
+  }
   return e;
 }
 

@@ -106,6 +106,8 @@ export type YearBlock = Float64Array;
 type TagTotals = ArrayLike<number>;
 
 const NO_SPACES: readonly TagSpace[] = [];
+/** What the `missing*` queries answer when every chunk is in memory (most asks): no array made for it. */
+const NONE_MISSING: readonly number[] = Object.freeze([]);
 
 export class MissingChunkError extends Error {
   constructor(start: number) {
@@ -515,9 +517,10 @@ export class ChunkedIndex {
   // ---- residency ----
 
   /** Positions of the chunks `window(from, t)` needs that are not in memory. */
-  missing(from: number, t: number): number[] {
+  missing(from: number, t: number): readonly number[] {
+    if (this.absent === 0) return NONE_MISSING;
     const out: number[] = [];
-    if (this.absent > 0) this.scan(from, t, out);
+    this.scan(from, t, out);
     return out;
   }
 
@@ -526,16 +529,17 @@ export class ChunkedIndex {
    * [from, t) it reads in detail (position 0 when the window starts among rolled-up years, which
    * loading expands).
    */
-  missingTagged(from: number, t: number): number[] {
+  missingTagged(from: number, t: number): readonly number[] {
+    if (this.absent === 0) return NONE_MISSING;
     const out: number[] = [];
-    if (this.absent > 0) this.scanTagged(from, t, 0, 0, 0, null, out);
+    this.scanTagged(from, t, 0, 0, 0, null, out);
     return out;
   }
 
   /** Positions of chunks holding events off after `off` (or the chunk of `off` itself) that are not in memory. */
-  missingFrom(off: number): number[] {
+  missingFrom(off: number): readonly number[] {
+    if (this.absent === 0) return NONE_MISSING;
     const out: number[] = [];
-    if (this.absent === 0) return out;
     for (let i = this.firstEndAfterNearEnd(off); i < this.len; i++) if (!this.chunks[i]) out.push(i);
     return out;
   }
@@ -866,9 +870,10 @@ export class ChunkedIndex {
    * The first non-resident chunk `lastOffWith(dim, t, horizon)` would read, as a one-element list (empty
    * when it is answerable). The walk stops there: after loading it, ask again.
    */
-  missingLast(dim: number, t: number, horizon: number): number[] {
+  missingLast(dim: number, t: number, horizon: number): readonly number[] {
+    if (this.absent === 0) return NONE_MISSING;
     const miss: number[] = [];
-    if (this.absent > 0) this.walkLast(dim, t, horizon, miss);
+    this.walkLast(dim, t, horizon, miss);
     return miss;
   }
 
