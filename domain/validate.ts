@@ -27,9 +27,8 @@ function notOneOf(value: unknown, table: readonly string[], what: string): strin
 }
 
 /**
- * The label of runner i in a message. Made only for a message: every card's runners are checked twice
- * (the processor and the view), and a label made for each runner up front was most of what checking
- * allocated.
+ * The label of runner i in a message, made only for a message: every card's runners are checked twice
+ * (the processor and the view), and labels made up front were allocated for every runner of every card.
  */
 const runnerLabel = (i: number): string => `runners[${i}]`;
 
