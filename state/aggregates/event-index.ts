@@ -23,8 +23,9 @@
  * - A small index (at most SMALL events: most months of most keys hold one or two) has neither: its
  *   keys are searched in place, and its window sums are added up from the records in the order the
  *   cumulative sums would have been (so every answer has the same bits either way). Both are made when
- *   the index outgrows SMALL. A month chunk with one event then holds its records and keys only: no
- *   typed array (with its buffer) and no second array of doubles.
+ *   the index outgrows SMALL (the key table of an index read back from the store at its first lookup:
+ *   one read only for windows never makes it). A month chunk with one event then holds its records and
+ *   keys only: no typed array (with its buffer) and no second array of doubles.
  * All capacities double when full, so appends (the common case: replays arrive mostly in off order)
  * are O(1) amortised; out-of-order inserts and removals are O(n).
  *
@@ -134,8 +135,9 @@ export class EventIndex {
 
   /** Inserts or replaces the event with this key (e.g. a raceId). */
   upsert(key: string, off: number, visibleAt: number, vec: ArrayLike<number>): void {
-    const found = this.find(key);
-    if (found >= 0) this.removeAt(found);
+    const h = this.hashFor(key);
+    const found = this.find(key, h);
+    if (found >= 0) this.removeAt(found, h);
     const n = this.n;
     const S = this.stride;
     const r = this.rec;
@@ -159,7 +161,7 @@ export class EventIndex {
     this.n = n + 1;
     if (this.slots) {
       if ((n + 1) * 4 > this.slots.length * 3) this.rehash(this.slots.length * 2);
-      else this.slots[~this.findSlot(key, hashKey(key))] = i + 1;
+      else this.slots[~this.findSlot(key, h)] = i + 1;
     } else if (n + 1 > SMALL) {
       this.rehash(slotsFor(n + 1));
     }
@@ -171,10 +173,22 @@ export class EventIndex {
     if (i < this.cumValidTo) this.cumValidTo = i;
   }
 
-  /** The position of the event with this key, or -1. */
-  private find(key: string): number {
+  /**
+   * The key's hash when the index has a key table or is to have one (more than SMALL events), else 0
+   * (a small index searches its keys in place): what `find` and `removeAt` take, so a key is hashed once.
+   */
+  private hashFor(key: string): number {
+    return this.slots !== null || this.n > SMALL ? hashKey(key) : 0;
+  }
+
+  /**
+   * The position of the event with this key, or -1; `h` is `hashFor(key)`. The key table of an index
+   * read back from the store is made here, at its first lookup: one only read for windows never needs it.
+   */
+  private find(key: string, h: number): number {
+    if (this.slots === null && this.n > SMALL) this.rehash(slotsFor(this.n));
     if (this.slots) {
-      const slot = this.findSlot(key, hashKey(key));
+      const slot = this.findSlot(key, h);
       return slot >= 0 ? this.slots[slot]! - 1 : -1;
     }
     const keys = this.keys;
@@ -200,14 +214,15 @@ export class EventIndex {
    * O(n) for an older one.
    */
   remove(key: string): boolean {
-    const p = this.find(key);
+    const h = this.hashFor(key);
+    const p = this.find(key, h);
     if (p < 0) return false;
-    this.removeAt(p);
+    this.removeAt(p, h);
     return true;
   }
 
   has(key: string): boolean {
-    return this.find(key) >= 0;
+    return this.find(key, this.hashFor(key)) >= 0;
   }
 
   /**
@@ -478,10 +493,8 @@ export class EventIndex {
       idx.noteLag(r[i * S]!, r[i * S + 1]!);
     }
     idx.n = m;
-    if (m > SMALL) {
-      idx.rehash(slotsFor(m));
-      idx.cum = zeros((idx.cap + 1) * width);
-    }
+    // (the key table is made at the first lookup: see find)
+    if (m > SMALL) idx.cum = zeros((idx.cap + 1) * width);
     return idx;
   }
 
@@ -530,9 +543,9 @@ export class EventIndex {
     return found ? best : 0;
   }
 
-  /** Drops the event at position i. */
-  private removeAt(i: number): void {
-    if (this.slots) this.deleteSlot(this.findSlot(this.keys[i]!, hashKey(this.keys[i]!)));
+  /** Drops the event at position i, whose key's `hashFor` is h. */
+  private removeAt(i: number, h: number): void {
+    if (this.slots) this.deleteSlot(this.findSlot(this.keys[i]!, h));
     const n = this.n;
     const S = this.stride;
     if (i < n - 1) {

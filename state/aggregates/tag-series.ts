@@ -31,13 +31,11 @@ export class TagSeries {
   /** doubles per entry */
   private readonly stride: number;
   /**
-   * The tags held, in an open-addressed table (linear probing) of their two doubles, each slot with its
-   * tag's position + 1 in `lists` (0: an empty slot). A tag is two doubles of up to 50 bits, never a
-   * small integer, so a `Map` of `Map`s boxed and hashed both at every lookup (docs/performance-history.md,
-   * the thirty-first session).
+   * The tags held, in an open-addressed table (linear probing): each slot holds its tag's position + 1
+   * in `lists` (0: an empty slot), and the tag's two doubles are `tagA` and `tagB` at that position. A
+   * tag is two doubles of up to 50 bits, never a small integer, so a `Map` of `Map`s boxed and hashed
+   * both at every lookup (docs/performance-history.md, the thirty-first session).
    */
-  private slotA = new Float64Array(MIN_SLOTS);
-  private slotB = new Float64Array(MIN_SLOTS);
   private slotList = new Int32Array(MIN_SLOTS);
   /** each tag's entries, in month order; a tag whose months were all dropped keeps an empty list */
   private lists: number[][] = [];
@@ -164,9 +162,11 @@ export class TagSeries {
 
   /** The slot holding tag (a, b), or the empty slot where its probe sequence ends when it is not held. */
   private probe(a: number, b: number): number {
-    const mask = this.slotList.length - 1;
+    const slots = this.slotList;
+    const { tagA, tagB } = this;
+    const mask = slots.length - 1;
     let i = this.home(a, b);
-    while (this.slotList[i] !== 0 && (this.slotA[i] !== a || this.slotB[i] !== b)) i = (i + 1) & mask;
+    for (let at = slots[i]!; at !== 0 && (tagA[at - 1] !== a || tagB[at - 1] !== b); at = slots[i]!) i = (i + 1) & mask;
     return i;
   }
 
@@ -194,8 +194,6 @@ export class TagSeries {
     this.lists.push(e);
     this.tagA.push(a);
     this.tagB.push(b);
-    this.slotA[i] = a;
-    this.slotB[i] = b;
     this.slotList[i] = this.lists.length;
   }
 
@@ -224,11 +222,7 @@ export class TagSeries {
   /** An empty table of `slots` slots (the same arrays when they have as many) and no lists. */
   private clearTags(slots: number): void {
     if (this.slotList.length === slots) this.slotList.fill(0);
-    else {
-      this.slotA = new Float64Array(slots);
-      this.slotB = new Float64Array(slots);
-      this.slotList = new Int32Array(slots);
-    }
+    else this.slotList = new Int32Array(slots);
     this.lists = [];
     this.tagA = [];
     this.tagB = [];
