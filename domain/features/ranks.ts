@@ -52,7 +52,16 @@ export function competitionRanks(n: number, value: (i: number) => number, has: (
   const ranks = new Array<number>(n).fill(0);
   const idx: number[] = [];
   for (let i = 0; i < n; i++) if (has(i)) idx.push(i);
-  idx.sort((a, b) => value(b) - value(a));
+  // Highest first, by insertion: a field is at most a few dozen runners, and Array.prototype.sort made
+  // its work arrays for each of a race's five rankings (the order among equal values does not matter:
+  // they share a rank).
+  for (let k = 1; k < idx.length; k++) {
+    const x = idx[k]!;
+    const v = value(x);
+    let q = k - 1;
+    for (; q >= 0 && value(idx[q]!) < v; q--) idx[q + 1] = idx[q]!;
+    idx[q + 1] = x;
+  }
   let prev = Number.NaN;
   let prevRank = 0;
   for (let k = 0; k < idx.length; k++) {

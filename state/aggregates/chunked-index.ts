@@ -108,6 +108,8 @@ type TagTotals = ArrayLike<number>;
 const NO_SPACES: readonly TagSpace[] = [];
 /** What the `missing*` queries answer when every chunk is in memory (most asks): no array made for it. */
 const NONE_MISSING: readonly number[] = Object.freeze([]);
+/** What `keysOffAfter` answers when no event is off after the instant. */
+const NO_KEYS: readonly string[] = Object.freeze([]);
 
 export class MissingChunkError extends Error {
   constructor(start: number) {
@@ -939,15 +941,22 @@ export class ChunkedIndex {
     return miss.length > 0 ? this.load(miss).then(() => this.ensureVisibleFrom(t0)) : undefined;
   }
 
-  /** Keys of events off strictly after `off` (every later chunk must be resident). */
-  keysOffAfter(off: number): string[] {
-    const out: string[] = [];
+  /**
+   * Keys of events off strictly after `off` (every later chunk must be resident). Linking asks it for
+   * every run it adds, and a replay adds runs in off order: most answers are empty, and are one shared
+   * empty list.
+   */
+  keysOffAfter(off: number): readonly string[] {
+    let out: string[] | null = null;
     for (let i = this.firstEndAfterNearEnd(off); i < this.len; i++) {
       const c = this.chunks[i];
       if (!c) throw new MissingChunkError(this.startAt(i));
-      for (const k of c.keysOffAfter(off)) out.push(k);
+      const keys = c.keysOffAfter(off);
+      if (keys.length === 0) continue;
+      out ??= [];
+      for (let q = 0; q < keys.length; q++) out.push(keys[q]!);
     }
-    return out;
+    return out ?? NO_KEYS;
   }
 
   /**

@@ -65,6 +65,9 @@ const MIN_SLOTS = 16;
 /** Up to this many events an index keeps neither a key table nor cumulative sums (see the layout above). */
 const SMALL = 8;
 
+/** What `keysOffAfter` answers when no event is off after the instant. */
+const NO_KEYS: readonly string[] = Object.freeze([]);
+
 /** Doubles before the sums in each tag's entry of `EventIndex.tagTotals`: the tag (a, b), its count and latest visibleAt. */
 export const TAG_TOTAL_HEAD = 4;
 
@@ -406,8 +409,10 @@ export class EventIndex {
     return out;
   }
 
-  keysOffAfter(t: number): string[] {
-    return this.keys.slice(this.upperBoundOff(t), this.n);
+  /** Keys of the events off strictly after t, in (off, key) order (one shared empty list when none). */
+  keysOffAfter(t: number): readonly string[] {
+    const from = this.upperBoundOff(t);
+    return from >= this.n ? NO_KEYS : this.keys.slice(from, this.n);
   }
 
   /**

@@ -516,8 +516,9 @@ export class Linker {
   /** Races that may see a change of this entity at `off`: its pending or run races off later. */
   private markDependents(idx: ChunkedIndex, off: number, self: string): void {
     for (const [rid, o] of idx.pending) if (o > off && rid !== self) this.dirty.add(rid);
-    for (const k of idx.keysOffAfter(off)) {
-      const rid = raceIdOf(k);
+    const later = idx.keysOffAfter(off);
+    for (let q = 0; q < later.length; q++) {
+      const rid = raceIdOf(later[q]!);
       if (rid !== self) this.dirty.add(rid);
     }
   }

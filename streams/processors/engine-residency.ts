@@ -135,16 +135,21 @@ export class EngineResidency {
       months = [];
       walks = [];
       for (const l of all) {
+        // (index loops: this runs for every key of every race a batch computes, and for-of over the
+        // short lists made an iterator each time)
         this.eachQuery(l, (i, k, t) => {
-          for (const len of k.windowsMs) {
-            for (const pos of i.missing(windowFrom(len, t), t)) months.push([i, i.startAt(pos)]);
-          }
-          for (const c of k.tags ?? []) {
-            for (const len of c.windowsMs) {
-              for (const pos of i.missingTagged(windowFrom(len, t), t)) months.push([i, i.startAt(pos)]);
+          const ws = k.windowsMs;
+          for (let w = 0; w < ws.length; w++) pushMonths(months, i, i.missing(windowFrom(ws[w]!, t), t));
+          const tags = k.tags;
+          if (tags) {
+            for (let c = 0; c < tags.length; c++) {
+              const cs = tags[c]!.windowsMs;
+              for (let w = 0; w < cs.length; w++) pushMonths(months, i, i.missingTagged(windowFrom(cs[w]!, t), t));
             }
           }
-          if (k.lastDim !== undefined) walks.push({ i, dim: k.lastDim, t, asked: Number.NaN });
+          // (a walk answerable now stays so: loading months only ever makes more of them resident)
+          if (k.lastDim !== undefined && i.missingLast(k.lastDim, t, t - LAST_WIN_HORIZON).length > 0)
+            walks.push({ i, dim: k.lastDim, t, asked: Number.NaN });
         });
       }
     } while ((await s.loadChunks(months)) > 0);
@@ -210,6 +215,11 @@ export class EngineResidency {
     if (i) resolvedIndexes(this.state, plan)[p] = i;
     return i;
   }
+}
+
+/** Adds the months at these positions of index i to `months` (what `EngineState.loadChunks` reads). */
+function pushMonths(months: [ChunkedIndex, number][], i: ChunkedIndex, positions: readonly number[]): void {
+  for (let q = 0; q < positions.length; q++) months.push([i, i.startAt(positions[q]!)]);
 }
 
 /** A last-win walk of `readyRowsMany`: its index and query, and the month it last asked the store for. */

@@ -3,6 +3,7 @@
  * 1 = highest, only among runners that have the value, 0 for the others.
  */
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import type { AnalyticsRow, RaceCard } from '../../domain/avro-types.generated.js';
 import { competitionRanks, RANK_FIELDS, type RankInput, rankFields } from '../../domain/features/ranks.js';
 import { rowKey } from '../../streams/processors/engine-links.js';
@@ -190,6 +191,26 @@ describe('R: ranks within the race', () => {
         (i) => i !== 4,
       ),
     ).toEqual([5, 1, 3, 3, 0, 1]);
+  });
+
+  it('competitionRanks: each eligible runner ranks one after the eligible runners with a greater value, over random fields with ties', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ v: fc.integer({ min: 0, max: 6 }).map((x) => x / 2), has: fc.boolean() }), {
+          maxLength: 40,
+        }),
+        (runners) => {
+          const want = runners.map((r) => (r.has ? 1 + runners.filter((o) => o.has && o.v > r.v).length : 0));
+          const got = competitionRanks(
+            runners.length,
+            (i) => runners[i]!.v,
+            (i) => runners[i]!.has,
+          );
+          expect(got).toEqual(want);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });
 
