@@ -189,7 +189,8 @@ export class EventIndex {
    * read back from the store is made here, at its first lookup: one only read for windows never needs it.
    */
   private find(key: string, h: number): number {
-    if (this.slots === null && this.n > SMALL) this.rehash(slotsFor(this.n));
+    // (sized for one more key: the lookup of an upsert is followed by its insertion)
+    if (this.slots === null && this.n > SMALL) this.rehash(slotsFor(this.n + 1));
     if (this.slots) {
       const slot = this.findSlot(key, h);
       return slot >= 0 ? this.slots[slot]! - 1 : -1;
