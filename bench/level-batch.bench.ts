@@ -28,7 +28,7 @@ const { values } = parseArgs({
 });
 const positive = (name: string, text: string): number[] => {
   const xs = text.split(',').map(Number);
-  if (xs.length === 0 || xs.some((x) => !Number.isInteger(x) || x <= 0)) {
+  if (xs.some((x) => !Number.isInteger(x) || x <= 0)) {
     console.error(`--${name}: positive integers separated by commas, got '${text}'`);
     process.exit(2);
   }

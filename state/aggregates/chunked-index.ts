@@ -32,7 +32,7 @@
  */
 import { type ChunkPeriod, resetCounts, type TagSpace, windowCounts } from '../../domain/features/window-source.js';
 import { startOfNextUtcMonth, startOfNextUtcYear, startOfUtcMonth, startOfUtcYear } from '../../domain/time.js';
-import { EventIndex, firstFromEnd, TAG_TOTAL_HEAD, type WindowCounts } from './event-index.js';
+import { EventIndex, firstFromEnd, NO_KEYS, TAG_TOTAL_HEAD, type WindowCounts } from './event-index.js';
 import { TagSeries } from './tag-series.js';
 
 /**
@@ -108,8 +108,6 @@ type TagTotals = ArrayLike<number>;
 const NO_SPACES: readonly TagSpace[] = [];
 /** What the `missing*` queries answer when every chunk is in memory (most asks): no array made for it. */
 const NONE_MISSING: readonly number[] = Object.freeze([]);
-/** What `keysOffAfter` answers when no event is off after the instant. */
-const NO_KEYS: readonly string[] = Object.freeze([]);
 
 export class MissingChunkError extends Error {
   constructor(start: number) {

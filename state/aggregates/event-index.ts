@@ -65,8 +65,8 @@ const MIN_SLOTS = 16;
 /** Up to this many events an index keeps neither a key table nor cumulative sums (see the layout above). */
 const SMALL = 8;
 
-/** What `keysOffAfter` answers when no event is off after the instant. */
-const NO_KEYS: readonly string[] = Object.freeze([]);
+/** What `keysOffAfter` answers when no event is off after the instant (ChunkedIndex's too). */
+export const NO_KEYS: readonly string[] = Object.freeze([]);
 
 /** Doubles before the sums in each tag's entry of `EventIndex.tagTotals`: the tag (a, b), its count and latest visibleAt. */
 export const TAG_TOTAL_HEAD = 4;
