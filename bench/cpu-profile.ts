@@ -3,7 +3,7 @@
  * time, the time below one function split by what it called, or the time below each of several.
  *
  *   node --import tsx bench/cpu-profile.ts <file.cpuprofile> [--top 40]
- *   node --import tsx bench/cpu-profile.ts <file.cpuprofile> --under computeRows
+ *   node --import tsx bench/cpu-profile.ts <file.cpuprofile> --under computeRowsMany
  *   node --import tsx bench/cpu-profile.ts <file.cpuprofile> --incl "level-read-model.js,readyRowsMany"
  *
  * A frame is named `function file:line` (the line of its definition, 1-based; `(anon)` when it has no

@@ -16,6 +16,7 @@ import {
   type FlushOptions,
   type RowOutput,
   raceIdOf,
+  ROWS_GROUP,
   rowBytesFingerprint,
   rowFingerprint,
 } from './analytics-engine.js';
@@ -364,7 +365,9 @@ export class AnalyticsProcessor {
     // the stream) run in between; the checkpoint below still comes after both are produced.
     // Produced in slices as they are computed (see produceDirect): the log's work on one slice overlaps
     // the computing of the next; all of them are produced before the batch goes on.
-    const direct = await this.produceDirect();
+    // A catch-up's batch computes its races' rows in groups (FlushOptions.group); a live one race by race.
+    const group = batch.records.length >= CATCH_UP_BATCH_RECORDS ? ROWS_GROUP : 1;
+    const direct = await this.produceDirect(group);
     this.mark('direct');
     await direct.produced;
     // Live (a batch that took all there was, not a catch-up's full one): the view and the stream this
@@ -372,7 +375,9 @@ export class AnalyticsProcessor {
     if (direct.rows > 0 && batch.records.length < CATCH_UP_BATCH_RECORDS) await settle(this.settleMaxMs);
     this.mark('produce');
     // (the slices' yields count here too: the view and the stream run in them)
-    const { rows, snapshots, dropped } = this.owned(await this.flushOutputs(undefined, { between: timeSlices() }));
+    const { rows, snapshots, dropped } = this.owned(
+      await this.flushOutputs(undefined, { between: timeSlices(), group }),
+    );
     this.mark('dependents');
     if (deadLetters.length > 0) {
       await this.log.produce(this.codecs.topics.deadLetter, deadLetters);
@@ -419,7 +424,7 @@ export class AnalyticsProcessor {
     // ownership change has forgotten them (see applyBatch)
     let dropped = false;
     for (;;) {
-      const out = this.owned(await this.flushOutputs(this.flushSlice));
+      const out = this.owned(await this.flushOutputs(this.flushSlice, { group: ROWS_GROUP }));
       const { rows, snapshots } = out;
       dropped ||= out.dropped;
       if (rows.length > 0) await this.log.produce(this.codecs.topics.analytics, rows);
@@ -532,7 +537,7 @@ export class AnalyticsProcessor {
    * computed; `produced` resolves when every slice is produced, and rejects with the first failure (the
    * slices after a failed one are not sent). A failure of the computing waits for the slices in flight.
    */
-  private async produceDirect(): Promise<{ rows: number; dropped: boolean; produced: Promise<void> }> {
+  private async produceDirect(group: number): Promise<{ rows: number; dropped: boolean; produced: Promise<void> }> {
     const topic = this.codecs.topics.analytics;
     let produced: Promise<void> = Promise.resolve();
     let inFlight = 0;
@@ -566,7 +571,7 @@ export class AnalyticsProcessor {
     try {
       const last = await this.flushOutputs(
         undefined,
-        { directOnly: true, between },
+        { directOnly: true, between, group },
         { rows: this.directSliceRows, send },
       );
       send(last.rows);
@@ -613,7 +618,8 @@ export class AnalyticsProcessor {
       if (o.row) this.stats.rowsEmitted++;
       else this.stats.tombstones++;
     };
-    await this.engine.flush(owns, limit, { ...options, emit });
+    // (emit frames each row's bytes at once and keeps no row object: the engine may reuse them)
+    await this.engine.flush(owns, limit, { ...options, emit, reuseRows: true });
     // Snapshot keys are spread over the partitions like race ids: the same ownership decides who emits.
     const snapshots: OutRecord[] = [];
     if (options.directOnly) return { rows, snapshots };

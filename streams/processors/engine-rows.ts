@@ -5,19 +5,19 @@
  * rows read resident (`EngineResidency.readyRowsMany`).
  */
 import avro from 'avsc';
-import type { AnalyticsRow, Course, RaceCardRunner } from '../../domain/avro-types.generated.js';
+import type { AnalyticsRow, Course, RaceCardRunner, RaceResultRunner } from '../../domain/avro-types.generated.js';
 import { distanceBucket, distanceBucketCode, disciplineCode, goingCode, surfaceCode } from '../../domain/codes.js';
 import { ENTITY_KINDS, type RowContext } from '../../domain/features/entity-table.js';
 import { type HorseCatalogue, horseCatalogue } from '../../domain/features/horse-catalogue.js';
 import { horseFeatures, type TodayContext } from '../../domain/features/horse.js';
 import { raceContextFeatures, runnerCardFeatures } from '../../domain/features/race-context.js';
 import { rankFields } from '../../domain/features/ranks.js';
-import { EMPTY_HISTORY } from '../../domain/features/window-source.js';
+import { EMPTY_HISTORY, type WindowSource } from '../../domain/features/window-source.js';
 import type { SnapshotCalendar } from '../../domain/features/snapshot-calendar.js';
 import { isoUtc } from '../../domain/time.js';
 import { avroBytes } from '../avro-bytes.js';
 import { loadSchemaText, WIRE_HEADER_BYTES } from '../serde.js';
-import { effectiveCard, keyOf, latestCard, linkPlan } from './engine-links.js';
+import { effectiveCard, keyOf, latestCard, type LinkPlan, linkPlan } from './engine-links.js';
 import type { EngineResidency } from './engine-residency.js';
 import type { EngineState, RaceState } from './engine-state.js';
 
@@ -50,6 +50,52 @@ export function encodeRow(row: AnalyticsRow): Buffer {
 
 function rowFactory(): () => AnalyticsRow {
   return new Function(`return ${JSON.stringify(blankRow())};`) as () => AnalyticsRow;
+}
+
+/** Sets every field of a row back to its schema default (one store per field, in schema order). */
+const resetRow = new Function(
+  'r',
+  Object.entries(blankRow())
+    .map(([k, v]) => `r[${JSON.stringify(k)}] = ${JSON.stringify(v)};`)
+    .join('\n'),
+) as (row: AnalyticsRow) => void;
+
+/**
+ * Row objects lent to `computeRowsMany` and taken back once the caller is done with a group's rows (it
+ * encoded them): a catch-up's groups hold thousands of 200-field rows at once, which outlived the young
+ * generation and were collected as old garbage. Reused, they stay put, and a row's number fields are
+ * stored into the boxes they already have.
+ */
+/** rows a RowPool keeps however small its groups (a live race's runners) */
+const MIN_POOLED_ROWS = 64;
+
+export class RowPool {
+  private readonly free: AnalyticsRow[] = [];
+  private readonly lent: AnalyticsRow[] = [];
+
+  take(): AnalyticsRow {
+    const row = this.free.pop() ?? newRow();
+    this.lent.push(row);
+    return row;
+  }
+
+  /** how many rows the pool keeps: the largest group's need lately (decaying once the groups are smaller) */
+  private keep = 0;
+
+  /**
+   * Takes back every row lent since the last call: the caller keeps none of them (nor anything read from
+   * one that a later row could change). Keeps about as many as the largest group lately needed.
+   */
+  reclaim(): void {
+    const need = this.lent.length;
+    for (const row of this.lent) {
+      resetRow(row);
+      this.free.push(row);
+    }
+    this.lent.length = 0;
+    this.keep = Math.max(need, MIN_POOLED_ROWS, Math.floor(this.keep * 0.95));
+    if (this.free.length > this.keep) this.free.length = this.keep;
+  }
 }
 
 function blankRow(): AnalyticsRow {
@@ -90,18 +136,57 @@ function courseFieldsSince(versions: readonly Course[], off: number): number {
 const byHorseId = (a: RaceCardRunner, b: RaceCardRunner) =>
   a.horseId < b.horseId ? -1 : a.horseId > b.horseId ? 1 : 0;
 
+/** One race's part of `computeRowsMany` between its stages. */
+interface RaceRows {
+  readonly race: RaceState;
+  readonly rows: AnalyticsRow[];
+  /** the row's horse's position in the race's links (keyOf's runner) */
+  readonly linkAt: number[];
+  readonly ctx: RowContext[];
+  /** the latest visibleAt each row read, so far */
+  readonly ownLatest: number[];
+  /** the latest visibleAt of what family R reads in every row of the race, so far */
+  rankedLatest: number;
+  readonly raceLatest: number;
+  readonly plan: LinkPlan;
+  readonly sources: readonly (WindowSource | undefined)[];
+  readonly byHorse: Map<string, RaceResultRunner>;
+}
+
 /**
- * The current rows of a race (final once its result is in: its starters'), ordered by horseId. What they
- * read must be resident (`EngineResidency.readyRowsMany` over the race's links).
+ * The current rows of each race (final once its result is in: its starters'), ordered by horseId; what
+ * they read must be resident (`EngineResidency.readyRowsMany` over the races' links). A race's rows are the
+ * same whichever races are computed beside it (a row depends only on the state). Each entity kind's features are computed for all their rows together, grouped by
+ * entity key: the rows of one jockey, trainer, sire or course read the same months one after another,
+ * while they are in the processor's caches. Asked one race after another, every row reads its keys' state
+ * cold, and that reading, not the arithmetic, is most of a window's cost (a row's windows asked twice took
+ * hardly longer than once: performance-history.md, the thirty-fourth session).
  */
-export function computeRows(
+export function computeRowsMany(
+  state: EngineState,
+  residency: EngineResidency,
+  races: readonly RaceState[],
+  cal: SnapshotCalendar,
+  pool?: RowPool,
+): AnalyticsRow[][] {
+  const work: (RaceRows | null)[] = [];
+  for (const race of races) work.push(raceRows(state, residency, race, cal, pool));
+  entityFeatures(work);
+  const out: AnalyticsRow[][] = [];
+  for (const w of work) out.push(w ? finishRows(w) : []);
+  return out;
+}
+
+/** A race's rows with everything but the entity kinds' features (entityFeatures) and the ranks (finishRows). */
+function raceRows(
   state: EngineState,
   residency: EngineResidency,
   race: RaceState,
   cal: SnapshotCalendar,
-): AnalyticsRow[] {
+  pool: RowPool | undefined,
+): RaceRows | null {
   const latest = latestCard(race.cards);
-  if (!latest) return [];
+  if (!latest) return null;
   const result = race.result;
   const card = effectiveCard(race.cards, result !== null)!;
   const off = latest.offTime;
@@ -146,6 +231,8 @@ export function computeRows(
   };
 
   const rows: AnalyticsRow[] = [];
+  const linkAt: number[] = [];
+  const ctxs: RowContext[] = [];
   // A provisional row's inputs: the card version, the course version from which what the row reads of
   // it (family A's direction, the topology fields) is that in force, the latest visible result of each
   // of its own keys, and that of the keys family R reads in every row of the race (the horse's, the
@@ -160,7 +247,7 @@ export function computeRows(
     const j = linkPos.get(r.horseId);
     if (j === undefined) throw new Error(`race ${race.raceId}: runner ${r.horseId} is not in its links`);
     const f = links.runners[j]!;
-    const row = newRow();
+    const row = pool ? pool.take() : newRow();
     Object.assign(row, common);
     row.raceId = race.raceId;
     row.horseId = r.horseId;
@@ -210,32 +297,76 @@ export function computeRows(
     Object.assign(row, raceCtx, cardOf.get(r.horseId));
 
     const drawThirdCode = row.drawThirdCode;
-    const ctx: RowContext = { off, race: links, cal, runner: f, draw: r.draw, drawThird: drawThirdCode - 1 };
-    let latestVisible = hf.latestVisible;
+    ctxs.push({ off, race: links, cal, runner: f, draw: r.draw, drawThird: drawThirdCode - 1 });
     if (hf.latestVisible > rankedLatest) rankedLatest = hf.latestVisible;
-    for (let ki = 0; ki < ENTITY_KINDS.length; ki++) {
-      const k = ENTITY_KINDS[ki]!;
-      // a key the card names but with no history yet is an empty history, not an unknown key
-      const p = keyOf(plan, ki, j);
-      const src = p < 0 ? undefined : (sources[p] ?? EMPTY_HISTORY);
-      const seen = k.features(src, ctx, row);
-      if (seen > latestVisible) latestVisible = seen;
-      if (k.rankedInRace && seen > rankedLatest) rankedLatest = seen;
-    }
-    ownLatest.push(latestVisible);
+    ownLatest.push(hf.latestVisible);
 
     const res = byHorse.get(r.horseId);
     const pos = res ? res.position : 0;
     row.position = pos >= 1 && pos <= 9 ? pos : 0;
     row.status = result ? 'final' : 'provisional';
     rows.push(row);
+    linkAt.push(j);
   }
+  return { race, rows, linkAt, ctx: ctxs, ownLatest, rankedLatest, raceLatest, plan, sources, byHorse };
+}
 
+/**
+ * Each entity kind's features of every row of these races, kind by kind, the rows of one key together (in
+ * the order their key is first met). A key the card names but with no history yet is an empty history,
+ * not an unknown key.
+ */
+function entityFeatures(work: readonly (RaceRows | null)[]): void {
+  let n = 0;
+  for (const w of work) if (w) n += w.rows.length;
+  const racePos = new Int32Array(n);
+  const rowPos = new Int32Array(n);
+  const src: (WindowSource | undefined)[] = new Array(n);
+  const group = new Int32Array(n);
+  const order = new Int32Array(n);
+  for (let ki = 0; ki < ENTITY_KINDS.length; ki++) {
+    const k = ENTITY_KINDS[ki]!;
+    const groups = new Map<WindowSource | undefined, number>();
+    let t = 0;
+    for (let wi = 0; wi < work.length; wi++) {
+      const w = work[wi];
+      if (!w) continue;
+      for (let i = 0; i < w.rows.length; i++, t++) {
+        const p = keyOf(w.plan, ki, w.linkAt[i]!);
+        const s = p < 0 ? undefined : (w.sources[p] ?? EMPTY_HISTORY);
+        let g = groups.get(s);
+        if (g === undefined) groups.set(s, (g = groups.size));
+        racePos[t] = wi;
+        rowPos[t] = i;
+        src[t] = s;
+        group[t] = g;
+      }
+    }
+    // the rows by group, in the order of each group's first row (a counting sort)
+    const start = new Int32Array(groups.size + 1);
+    for (let q = 0; q < n; q++) start[group[q]! + 1]!++;
+    for (let g = 0; g < groups.size; g++) start[g + 1]! += start[g]!;
+    for (let q = 0; q < n; q++) order[start[group[q]!]!++] = q;
+    for (let o = 0; o < n; o++) {
+      const q = order[o]!;
+      const w = work[racePos[q]!]!;
+      const i = rowPos[q]!;
+      const seen = k.features(src[q], w.ctx[i]!, w.rows[i]!);
+      if (seen > w.ownLatest[i]!) w.ownLatest[i] = seen;
+      if (k.rankedInRace && seen > w.rankedLatest) w.rankedLatest = seen;
+    }
+  }
+}
+
+/** The ranks within the race (family R) and each row's computedAtUtc; a final race's starters only. */
+function finishRows(w: RaceRows): AnalyticsRow[] {
+  const { rows, race } = w;
+  const result = race.result;
   const ranks = rankFields(rows);
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
     Object.assign(row, ranks[i]);
-    row.computedAtUtc = isoUtc(result ? result.publishedAt : Math.max(raceLatest, ownLatest[i]!, rankedLatest));
+    row.computedAtUtc = isoUtc(result ? result.publishedAt : Math.max(w.raceLatest, w.ownLatest[i]!, w.rankedLatest));
   }
-  return result ? rows.filter((row) => byHorse.has(row.horseId)) : rows;
+  return result ? rows.filter((row) => w.byHorse.has(row.horseId)) : rows;
 }
