@@ -365,7 +365,11 @@ export class AnalyticsProcessor {
     // the stream) run in between; the checkpoint below still comes after both are produced.
     // Produced in slices as they are computed (see produceDirect): the log's work on one slice overlaps
     // the computing of the next; all of them are produced before the batch goes on.
-    // A catch-up's batch computes its races' rows in groups (FlushOptions.group); a live one race by race.
+    // A catch-up's batch computes its races' rows in groups of ROWS_GROUP races (FlushOptions.group), a
+    // live one race by race. In a group every race's rows are computed before the first is emitted: the
+    // slices of a group go to the log one after another once it is computed (their produce overlaps the
+    // next group's computing), and the yields below come only between groups, so a catch-up holds the
+    // event loop for a group's rows at a time (docs/architecture.md); a live batch yields between races.
     const group = batch.records.length >= CATCH_UP_BATCH_RECORDS ? ROWS_GROUP : 1;
     const direct = await this.produceDirect(group);
     this.mark('direct');
@@ -533,7 +537,8 @@ export class AnalyticsProcessor {
 
   /**
    * The direct races' rows (flushOutputs with `directOnly`), each slice of DIRECT_SLICE_ROWS handed to the
-   * log as soon as it is computed, the slices' produces chained in order. Resolves when the rows are
+   * log as soon as it is computed (in a catch-up, as soon as its group of races is), the slices' produces
+   * chained in order. Resolves when the rows are
    * computed; `produced` resolves when every slice is produced, and rejects with the first failure (the
    * slices after a failed one are not sent). A failure of the computing waits for the slices in flight.
    */
