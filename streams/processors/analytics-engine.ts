@@ -282,22 +282,22 @@ export class AnalyticsEngine {
       for (const id of this.directRaces) if (!this.dirtyRaces.has(id)) this.directRaces.delete(id);
     }
     await this.state.prefetch({ races: ids, horses: [], indexes: [] });
+    const group = Math.max(1, options.group ?? 1);
+    const pool = options.reuseRows && options.emit ? this.rowPool : undefined;
     for (let from = 0; from < ids.length; from += ROWS_READY_SLICE) {
       const slice = ids.slice(from, from + ROWS_READY_SLICE);
       const races: RaceState[] = [];
       for (const raceId of slice) races.push(this.state.peekRace(raceId) ?? (await this.state.race(raceId)));
       await this.residency.readyRowsMany(races.map((r) => r.links).filter((l): l is RaceLinks => l !== null));
-      const group = Math.max(1, options.group ?? 1);
       for (let g = 0; g < races.length; g += group) {
         const some = races.slice(g, g + group);
-        const pool = options.reuseRows && options.emit ? this.rowPool : undefined;
         const rows = computeRowsMany(this.state, this.residency, some, this.calendar, pool);
         for (let i = 0; i < some.length; i++) {
           this.emitRows(some[i]!, rows[i]!, emit);
-          if (pool && i === some.length - 1) pool.reclaim();
           const paused = options.between?.();
           if (paused) await paused;
         }
+        pool?.reclaim();
       }
     }
     return out;

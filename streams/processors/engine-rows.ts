@@ -60,27 +60,26 @@ const resetRow = new Function(
     .join('\n'),
 ) as (row: AnalyticsRow) => void;
 
+/** rows a RowPool keeps however small its groups (a live race's runners) */
+const MIN_POOLED_ROWS = 64;
+
 /**
  * Row objects lent to `computeRowsMany` and taken back once the caller is done with a group's rows (it
  * encoded them): a catch-up's groups hold thousands of 200-field rows at once, which outlived the young
  * generation and were collected as old garbage. Reused, they stay put, and a row's number fields are
  * stored into the boxes they already have.
  */
-/** rows a RowPool keeps however small its groups (a live race's runners) */
-const MIN_POOLED_ROWS = 64;
-
 export class RowPool {
   private readonly free: AnalyticsRow[] = [];
   private readonly lent: AnalyticsRow[] = [];
+  /** how many rows the pool keeps: the largest group's need lately (decaying once the groups are smaller) */
+  private keep = 0;
 
   take(): AnalyticsRow {
     const row = this.free.pop() ?? newRow();
     this.lent.push(row);
     return row;
   }
-
-  /** how many rows the pool keeps: the largest group's need lately (decaying once the groups are smaller) */
-  private keep = 0;
 
   /**
    * Takes back every row lent since the last call: the caller keeps none of them (nor anything read from
@@ -156,7 +155,9 @@ interface RaceRows {
 /**
  * The current rows of each race (final once its result is in: its starters'), ordered by horseId; what
  * they read must be resident (`EngineResidency.readyRowsMany` over the races' links). A race's rows are the
- * same whichever races are computed beside it (a row depends only on the state). Each entity kind's features are computed for all their rows together, grouped by
+ * same whichever races are computed beside it (a row depends only on the state).
+ *
+ * Each entity kind's features are computed for all their rows together, grouped by
  * entity key: the rows of one jockey, trainer, sire or course read the same months one after another,
  * while they are in the processor's caches. Asked one race after another, every row reads its keys' state
  * cold, and that reading, not the arithmetic, is most of a window's cost (a row's windows asked twice took
@@ -319,28 +320,31 @@ function raceRows(
 function entityFeatures(work: readonly (RaceRows | null)[]): void {
   let n = 0;
   for (const w of work) if (w) n += w.rows.length;
+  // each row's race and place in it (the same for every kind)
   const racePos = new Int32Array(n);
   const rowPos = new Int32Array(n);
+  for (let wi = 0, t = 0; wi < work.length; wi++) {
+    const w = work[wi];
+    if (!w) continue;
+    for (let i = 0; i < w.rows.length; i++, t++) {
+      racePos[t] = wi;
+      rowPos[t] = i;
+    }
+  }
   const src: (WindowSource | undefined)[] = new Array(n);
   const group = new Int32Array(n);
   const order = new Int32Array(n);
   for (let ki = 0; ki < ENTITY_KINDS.length; ki++) {
     const k = ENTITY_KINDS[ki]!;
     const groups = new Map<WindowSource | undefined, number>();
-    let t = 0;
-    for (let wi = 0; wi < work.length; wi++) {
-      const w = work[wi];
-      if (!w) continue;
-      for (let i = 0; i < w.rows.length; i++, t++) {
-        const p = keyOf(w.plan, ki, w.linkAt[i]!);
-        const s = p < 0 ? undefined : (w.sources[p] ?? EMPTY_HISTORY);
-        let g = groups.get(s);
-        if (g === undefined) groups.set(s, (g = groups.size));
-        racePos[t] = wi;
-        rowPos[t] = i;
-        src[t] = s;
-        group[t] = g;
-      }
+    for (let t = 0; t < n; t++) {
+      const w = work[racePos[t]!]!;
+      const p = keyOf(w.plan, ki, w.linkAt[rowPos[t]!]!);
+      const s = p < 0 ? undefined : (w.sources[p] ?? EMPTY_HISTORY);
+      let g = groups.get(s);
+      if (g === undefined) groups.set(s, (g = groups.size));
+      src[t] = s;
+      group[t] = g;
     }
     // the rows by group, in the order of each group's first row (a counting sort)
     const start = new Int32Array(groups.size + 1);
