@@ -145,12 +145,12 @@ export class AnalyticsEngine {
 
   async applyCard(card: RaceCard): Promise<void> {
     const race = await this.takeCard(card);
-    if (race) await this.reconcile(race);
+    if (race) await this.reconcile([race]);
   }
 
   async applyResult(result: RaceResult): Promise<void> {
     const race = await this.takeResult(result);
-    if (race) await this.reconcile(race);
+    if (race) await this.reconcile([race]);
   }
 
   /**
@@ -170,7 +170,7 @@ export class AnalyticsEngine {
       else await this.applyCourse(e.value);
       if (race && !changed.has(race.raceId)) changed.set(race.raceId, race);
     }
-    for (const race of changed.values()) await this.reconcile(race);
+    await this.reconcile(changed.values());
   }
 
   /** Adds a card version to its race; the race, or null for a duplicate. */
@@ -372,23 +372,28 @@ export class AnalyticsEngine {
   }
 
   /**
-   * Brings the entity aggregates in line with the race's current card and result: the old links are
-   * withdrawn whole, then the new applied whole. Pending interest is kept per race (not per runner), so
-   * a key two runners share stays marked only because `link` sets it again for whichever still needs it:
-   * applying only the difference of two links would have to count the runners behind each entry.
+   * Brings the entity aggregates in line with each race's current card and result: the old links are
+   * withdrawn whole, race by race, then the new applied whole, all races' together (`Linker.linkMany`).
+   * Pending interest is kept per race (not per runner), so a key two runners share stays marked only
+   * because linking sets it again for whichever still needs it: applying only the difference of two
+   * links would have to count the runners behind each entry.
    */
-  private async reconcile(race: RaceState): Promise<void> {
-    this.dirtyRaces.add(race.raceId);
-    this.directRaces.add(race.raceId);
-    this.state.touchRace(race);
-    const next = raceLinks(race, () => this.counters.resultRunnersNotOnCard++);
-    const prev = race.links;
-    if (sameLinks(prev, next)) return;
-    if (prev) await this.residency.ready(prev);
-    if (next) await this.residency.ready(next);
-    if (prev) this.linker.unlink(race.raceId, prev);
-    if (next) this.linker.link(race.raceId, next);
-    race.links = next;
+  private async reconcile(races: Iterable<RaceState>): Promise<void> {
+    const linking: [string, RaceLinks][] = [];
+    for (const race of races) {
+      this.dirtyRaces.add(race.raceId);
+      this.directRaces.add(race.raceId);
+      this.state.touchRace(race);
+      const next = raceLinks(race, () => this.counters.resultRunnersNotOnCard++);
+      const prev = race.links;
+      if (sameLinks(prev, next)) continue;
+      if (prev) await this.residency.ready(prev);
+      if (next) await this.residency.ready(next);
+      if (prev) this.linker.unlink(race.raceId, prev);
+      if (next) linking.push([race.raceId, next]);
+      race.links = next;
+    }
+    this.linker.linkMany(linking);
   }
 
   /** Emits what changed of a race's rows just computed (and tombstones), and records them as emitted. */

@@ -365,14 +365,71 @@ export class Linker {
   ) {}
 
   link(raceId: string, l: RaceLinks): void {
-    const plan = linkPlan(l);
-    const keys = plan.keys;
-    const idx = resolvedIndexes(this.state, plan);
-    if (l.kind === 'pending') {
-      for (const r of l.runners) this.setHorsePending(r.horseId, raceId, l.off);
-      for (let p = 0; p < keys.length; p++) this.idx(idx, p).setPending(raceId, l.off);
-      return;
+    this.linkMany([[raceId, l]]);
+  }
+
+  /**
+   * Applies several races' links, leaving the state `link` race by race leaves. Each race's own part
+   * (its horses' runs, its pending interest, its superseded versions) goes in race by race; its events
+   * in the entity indexes go in one index at a time, each index's in the races' order, so the next
+   * event of an index finds its months warm rather than those of another race's keys. Events of
+   * different races commute (an index holds the set of its events), and what another order would mark
+   * dirty differs only among these races, which their caller marks dirty anyway.
+   */
+  linkMany(races: readonly (readonly [string, RaceLinks])[]): void {
+    // the run events, as (race, key position), and the index each goes into
+    const raceAt: number[] = [];
+    const posAt: number[] = [];
+    const groupAt: number[] = [];
+    const groups = new Map<ChunkedIndex, number>();
+    const plans: LinkPlan[] = new Array<LinkPlan>(races.length);
+    for (let r = 0; r < races.length; r++) {
+      const [raceId, l] = races[r]!;
+      const plan = linkPlan(l);
+      plans[r] = plan;
+      const idx = resolvedIndexes(this.state, plan);
+      if (l.kind === 'pending') {
+        for (const x of l.runners) this.setHorsePending(x.horseId, raceId, l.off);
+        for (let p = 0; p < plan.keys.length; p++) this.idx(idx, p).setPending(raceId, l.off);
+        continue;
+      }
+      this.linkRuns(raceId, l);
+      for (let p = 0; p < plan.keys.length; p++) {
+        const x = runnerAt(plan, p);
+        const i = this.idx(idx, p);
+        if (x !== null && !started(x)) {
+          i.setPending(raceId, l.off);
+          continue;
+        }
+        let g = groups.get(i);
+        if (g === undefined) groups.set(i, (g = groups.size));
+        raceAt.push(r);
+        posAt.push(p);
+        groupAt.push(g);
+      }
     }
+    // the events by index, in the order of each index's first event (a counting sort)
+    const n = raceAt.length;
+    const start = new Int32Array(groups.size + 1);
+    for (let q = 0; q < n; q++) start[groupAt[q]! + 1]!++;
+    for (let g = 0; g < groups.size; g++) start[g + 1]! += start[g]!;
+    const order = new Int32Array(n);
+    for (let q = 0; q < n; q++) order[start[groupAt[q]!]!++] = q;
+    for (let o = 0; o < n; o++) {
+      const q = order[o]!;
+      const [raceId, l] = races[raceAt[q]!]!;
+      this.linkEvent(raceId, l, plans[raceAt[q]!]!, posAt[q]!);
+    }
+    for (let r = 0; r < races.length; r++) {
+      const [raceId, l] = races[r]!;
+      if (l.kind === 'pending' || l.earlier.length === 0) continue;
+      const plan = plans[r]!;
+      this.linkEarlier(raceId, l, plan, resolvedIndexes(this.state, plan), eventKeys(plan, raceId));
+    }
+  }
+
+  /** A run race's horses: each starter's run, and a runner the result leaves out keeps its interest. */
+  private linkRuns(raceId: string, l: RaceLinks): void {
     for (const r of l.runners) {
       // a runner the result leaves out has no run; like a declared runner, its rows' inputs still matter
       if (!started(r)) {
@@ -384,23 +441,17 @@ export class Linker {
       this.state.touchHorse(r.horseId);
       this.markHorseDependents(h, l.off, raceId);
     }
-    const events = eventKeys(plan, raceId);
-    for (let p = 0; p < keys.length; p++) {
-      const k = plan.kinds[p]!;
-      const key = keys[p]!;
-      const r = runnerAt(plan, p);
-      if (r !== null && !started(r)) {
-        this.idx(idx, p).setPending(raceId, l.off);
-        continue;
-      }
-      const i = this.idx(idx, p);
-      if (k.per === 'race') {
-        i.upsert(raceId, l.off, l.visibleAt, k.vector(l.runners.filter(started)));
-        this.onRaceEvent(key, l.visibleAt);
-      } else i.upsert(events[p]!, l.off, l.visibleAt, k.vector(r!, l));
-      this.markDependents(i, l.off, raceId);
-    }
-    if (l.earlier.length > 0) this.linkEarlier(raceId, l, plan, idx, events);
+  }
+
+  /** A run race's event in the index of its plan's key p (a starter's, or the race's for a per-race kind). */
+  private linkEvent(raceId: string, l: RaceLinks, plan: LinkPlan, p: number): void {
+    const k = plan.kinds[p]!;
+    const i = this.idx(resolvedIndexes(this.state, plan), p);
+    if (k.per === 'race') {
+      i.upsert(raceId, l.off, l.visibleAt, k.vector(l.runners.filter(started)));
+      this.onRaceEvent(plan.keys[p]!, l.visibleAt);
+    } else i.upsert(eventKeys(plan, raceId)[p]!, l.off, l.visibleAt, k.vector(runnerAt(plan, p)!, l));
+    this.markDependents(i, l.off, raceId);
   }
 
   /**
