@@ -380,6 +380,7 @@ export class AnalyticsEngine {
    */
   private async reconcile(races: Iterable<RaceState>): Promise<void> {
     const linking: [string, RaceLinks][] = [];
+    const relinked: [RaceState, RaceLinks | null][] = [];
     for (const race of races) {
       this.dirtyRaces.add(race.raceId);
       this.directRaces.add(race.raceId);
@@ -391,9 +392,11 @@ export class AnalyticsEngine {
       if (next) await this.residency.ready(next);
       if (prev) this.linker.unlink(race.raceId, prev);
       if (next) linking.push([race.raceId, next]);
-      race.links = next;
+      relinked.push([race, next]);
     }
     this.linker.linkMany(linking);
+    // (a race's links say what is linked: set once they are)
+    for (const [race, next] of relinked) race.links = next;
   }
 
   /** Emits what changed of a race's rows just computed (and tombstones), and records them as emitted. */
