@@ -379,7 +379,6 @@ export class AnalyticsEngine {
    * links would have to count the runners behind each entry.
    */
   private async reconcile(races: Iterable<RaceState>): Promise<void> {
-    const linking: [string, RaceLinks][] = [];
     const relinked: [RaceState, RaceLinks | null][] = [];
     for (const race of races) {
       this.dirtyRaces.add(race.raceId);
@@ -391,10 +390,9 @@ export class AnalyticsEngine {
       if (prev) await this.residency.ready(prev);
       if (next) await this.residency.ready(next);
       if (prev) this.linker.unlink(race.raceId, prev);
-      if (next) linking.push([race.raceId, next]);
       relinked.push([race, next]);
     }
-    this.linker.linkMany(linking);
+    this.linker.linkMany(relinked.flatMap(([race, next]) => (next ? [[race.raceId, next] as const] : [])));
     // (a race's links say what is linked: set once they are)
     for (const [race, next] of relinked) race.links = next;
   }

@@ -381,6 +381,7 @@ export class Linker {
     const raceAt: number[] = [];
     const posAt: number[] = [];
     const groupAt: number[] = [];
+    const idxAt: ChunkedIndex[] = [];
     const groups = new Map<ChunkedIndex, number>();
     const plans: LinkPlan[] = new Array<LinkPlan>(races.length);
     for (let r = 0; r < races.length; r++) {
@@ -406,6 +407,7 @@ export class Linker {
         raceAt.push(r);
         posAt.push(p);
         groupAt.push(g);
+        idxAt.push(i);
       }
     }
     // the events by index, in the order of each index's first event (a counting sort)
@@ -418,7 +420,7 @@ export class Linker {
     for (let o = 0; o < n; o++) {
       const q = order[o]!;
       const [raceId, l] = races[raceAt[q]!]!;
-      this.linkEvent(raceId, l, plans[raceAt[q]!]!, posAt[q]!);
+      this.linkEvent(raceId, l, plans[raceAt[q]!]!, posAt[q]!, idxAt[q]!);
     }
     for (let r = 0; r < races.length; r++) {
       const [raceId, l] = races[r]!;
@@ -443,10 +445,9 @@ export class Linker {
     }
   }
 
-  /** A run race's event in the index of its plan's key p (a starter's, or the race's for a per-race kind). */
-  private linkEvent(raceId: string, l: RaceLinks, plan: LinkPlan, p: number): void {
+  /** A run race's event in `i`, the index of its plan's key p (a starter's, or the race's for a per-race kind). */
+  private linkEvent(raceId: string, l: RaceLinks, plan: LinkPlan, p: number, i: ChunkedIndex): void {
     const k = plan.kinds[p]!;
-    const i = this.idx(resolvedIndexes(this.state, plan), p);
     if (k.per === 'race') {
       i.upsert(raceId, l.off, l.visibleAt, k.vector(l.runners.filter(started)));
       this.onRaceEvent(plan.keys[p]!, l.visibleAt);
