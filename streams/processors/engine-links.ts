@@ -381,8 +381,8 @@ export class Linker {
     const raceAt: number[] = [];
     const posAt: number[] = [];
     const groupAt: number[] = [];
-    const idxAt: ChunkedIndex[] = [];
     const groups = new Map<ChunkedIndex, number>();
+    const groupIndex: ChunkedIndex[] = [];
     const plans: LinkPlan[] = new Array<LinkPlan>(races.length);
     for (let r = 0; r < races.length; r++) {
       const [raceId, l] = races[r]!;
@@ -403,11 +403,13 @@ export class Linker {
           continue;
         }
         let g = groups.get(i);
-        if (g === undefined) groups.set(i, (g = groups.size));
+        if (g === undefined) {
+          groups.set(i, (g = groupIndex.length));
+          groupIndex.push(i);
+        }
         raceAt.push(r);
         posAt.push(p);
         groupAt.push(g);
-        idxAt.push(i);
       }
     }
     // the events by index, in the order of each index's first event (a counting sort)
@@ -420,7 +422,7 @@ export class Linker {
     for (let o = 0; o < n; o++) {
       const q = order[o]!;
       const [raceId, l] = races[raceAt[q]!]!;
-      this.linkEvent(raceId, l, plans[raceAt[q]!]!, posAt[q]!, idxAt[q]!);
+      this.linkEvent(raceId, l, plans[raceAt[q]!]!, posAt[q]!, groupIndex[groupAt[q]!]!);
     }
     for (let r = 0; r < races.length; r++) {
       const [raceId, l] = races[r]!;
