@@ -382,7 +382,6 @@ export class Linker {
     const posAt: number[] = [];
     const groupAt: number[] = [];
     const groups = new Map<ChunkedIndex, number>();
-    const groupIndex: ChunkedIndex[] = [];
     const plans: LinkPlan[] = new Array<LinkPlan>(races.length);
     for (let r = 0; r < races.length; r++) {
       const [raceId, l] = races[r]!;
@@ -403,15 +402,14 @@ export class Linker {
           continue;
         }
         let g = groups.get(i);
-        if (g === undefined) {
-          groups.set(i, (g = groupIndex.length));
-          groupIndex.push(i);
-        }
+        if (g === undefined) groups.set(i, (g = groups.size));
         raceAt.push(r);
         posAt.push(p);
         groupAt.push(g);
       }
     }
+    // group g's index (a Map keeps its keys in insertion order)
+    const groupIndex = [...groups.keys()];
     // the events by index, in the order of each index's first event (a counting sort)
     const n = raceAt.length;
     const start = new Int32Array(groups.size + 1);
