@@ -80,7 +80,11 @@ export interface LogPort {
   ensureTopics(specs: readonly TopicSpec[]): Promise<void>;
   /** Number of partitions of an existing topic; throws a RacingError `unknown_topic` otherwise. */
   partitions(topic: string): Promise<number>;
-  /** Appends records; resolves when they are durable. Order is kept per partition. */
+  /**
+   * Appends records; resolves when they are durable. Order is kept per partition, also across calls
+   * made before the earlier ones resolved (they are written in call order). A call made before an
+   * earlier one failed may still be written.
+   */
   produce(topic: string, records: readonly OutRecord[]): Promise<void>;
   /** Next offset to be written per partition (the high watermark), index = partition. */
   endOffsets(topic: string): Promise<number[]>;

@@ -124,6 +124,8 @@ class KafkaLogAdapter implements KafkaLog {
   private readonly consuming = new Set<Promise<void>>();
   private readonly closing = new AbortController();
   private readonly produceLock = new Mutex();
+  /** produces handed to the sender and not yet answered (close waits for them) */
+  private readonly unanswered = new Set<Promise<unknown>>();
   private closed: Promise<void> | undefined;
 
   constructor(
@@ -225,47 +227,58 @@ class KafkaLogAdapter implements KafkaLog {
     }
   }
 
+  /**
+   * Produces in call order: a produce's requests are handed to the sender under the produce lock, one
+   * produce after the other. A sender that queues (the produce thread) is handed the next produce's
+   * requests while this one's are still unanswered (their answers are awaited after the lock), so a
+   * caller that produces slices as it computes them needs no turn of its event loop between them.
+   */
   async produce(topic: string, records: readonly OutRecord[]): Promise<void> {
-    const n = await this.partitions(topic);
-    if (records.length === 0) return;
-    const now = Date.now();
-    const messages: (Message & { partition: number })[] = records.map((r) => {
-      const partition = r.partition ?? defaultPartition(r.key, n);
-      if (!Number.isInteger(partition) || partition < 0 || partition >= n) {
-        throw new RacingError(
-          'validation_failed',
-          `partition ${partition} out of range for ${topic} (${n} partitions)`,
-        );
-      }
-      const message: Message & { partition: number } = {
-        key: r.key,
-        value: r.value,
-        partition,
-        timestamp: String(r.timestamp ?? now),
-      };
-      if (r.headers !== undefined) message.headers = { ...r.headers };
-      return message;
-    });
-    await this.produceLock.run(async () => {
+    const { answered } = await this.produceLock.run(async () => {
+      const n = await this.partitions(topic);
+      if (records.length === 0) return { answered: undefined };
+      const messages = toMessages(topic, records, n);
       this.assertOpen();
-      try {
-        for (const chunk of chunkBySize(messages)) {
-          // Bounded: after a broker restart a send on the old connection can stay unanswered for ever,
-          // and the processor's batch (and everything queued behind it) with it.
-          await withDeadline(this.sender.send(topic, chunk), SEND_TIMEOUT_MS);
-        }
-      } catch (e) {
-        // A new producer for the next send, so that no sequence number of this one is reused (also
-        // while a send with no answer is still running on it).
-        this.sender.reset();
-        const error = toRacingError(e, `produce to ${topic}`, { topic });
-        // A send that timed out is as retriable as a broker that refused the connection.
-        if (/no answer within/.test(error.message) && !error.retriable) {
-          throw new RacingError('broker_unreachable', error.message, { cause: e, retriable: true, details: { topic } });
-        }
-        throw error;
+      const chunks = chunkBySize(messages);
+      if (this.sender.queues) {
+        // Bounded: after a broker restart a send on the old connection can stay unanswered for ever,
+        // and the processor's batch (and everything queued behind it) with it.
+        const sends = chunks.map((chunk) => withDeadline(this.sender.send(topic, chunk), SEND_TIMEOUT_MS));
+        const all = Promise.all(sends);
+        const settled = all.then(
+          () => undefined,
+          () => undefined,
+        );
+        this.unanswered.add(settled);
+        void settled.then(() => this.unanswered.delete(settled));
+        return { answered: all };
       }
+      try {
+        for (const chunk of chunks) await withDeadline(this.sender.send(topic, chunk), SEND_TIMEOUT_MS);
+      } catch (e) {
+        throw this.sendFailed(e, topic);
+      }
+      return { answered: undefined };
     });
+    if (answered === undefined) return;
+    try {
+      await answered;
+    } catch (e) {
+      throw this.sendFailed(e, topic);
+    }
+  }
+
+  /** After a failed send: a new producer for the next one, and the failure as a RacingError. */
+  private sendFailed(e: unknown, topic: string): RacingError {
+    // A new producer for the next send, so that no sequence number of this one is reused (also while
+    // a send with no answer is still running on it). Sends queued behind the failed one are not made.
+    this.sender.reset();
+    const error = toRacingError(e, `produce to ${topic}`, { topic });
+    // A send that timed out is as retriable as a broker that refused the connection.
+    if (/no answer within/.test(error.message) && !error.retriable) {
+      return new RacingError('broker_unreachable', error.message, { cause: e, retriable: true, details: { topic } });
+    }
+    return error;
   }
 
   async endOffsets(topic: string): Promise<number[]> {
@@ -438,6 +451,7 @@ class KafkaLogAdapter implements KafkaLog {
       // Consumers stop after their current batch; their failures belong to their own callers.
       await Promise.allSettled([...this.consuming]);
       await this.produceLock.run(async () => undefined);
+      await Promise.allSettled([...this.unanswered]);
       await Promise.allSettled([this.sender.close(), this.admin.disconnect(), this.reader.disconnect()]);
       this.logger.debug('Kafka log closed');
     })();
@@ -447,6 +461,25 @@ class KafkaLogAdapter implements KafkaLog {
   private assertOpen(): void {
     if (this.closed !== undefined) throw new RacingError('internal', 'the Kafka log is closed');
   }
+}
+
+/** The records as kafkajs messages, each with its partition (the key's default one unless given). */
+function toMessages(topic: string, records: readonly OutRecord[], n: number): (Message & { partition: number })[] {
+  const now = Date.now();
+  return records.map((r) => {
+    const partition = r.partition ?? defaultPartition(r.key, n);
+    if (!Number.isInteger(partition) || partition < 0 || partition >= n) {
+      throw new RacingError('validation_failed', `partition ${partition} out of range for ${topic} (${n} partitions)`);
+    }
+    const message: Message & { partition: number } = {
+      key: r.key,
+      value: r.value,
+      partition,
+      timestamp: String(r.timestamp ?? now),
+    };
+    if (r.headers !== undefined) message.headers = { ...r.headers };
+    return message;
+  });
 }
 
 /** Splits messages into produce requests small enough for the broker's batch and request limits. */

@@ -17,7 +17,7 @@ import type { RecordSender } from './kafka-producer.js';
 const WORKER_YOUNG_GENERATION_MB = 48;
 /** Send buffers are whole multiples of this (1 MiB); the thread hands them back for the next sends. */
 const BUFFER_STEP = 1_048_576;
-const SPARE_BUFFERS = 2;
+const SPARE_BUFFERS = 4;
 
 type Outcome = { resolve: () => void; reject: (e: Error) => void };
 
@@ -48,7 +48,11 @@ function revive(s: SerializedError): Error {
 }
 
 export class ProduceThread implements RecordSender {
+  /** the thread sends in arrival order and sends nothing asked for before a reset after a failure */
+  readonly queues = true;
   private worker: Worker | undefined;
+  /** resets so far: each send carries it, and the thread gives up sends from before the last reset */
+  private epoch = 0;
   private readonly pending = new Map<number, Outcome>();
   private nextId = 1;
   /** buffers the thread handed back (see takeBuffer), at most SPARE_BUFFERS */
@@ -92,7 +96,9 @@ export class ProduceThread implements RecordSender {
       // The thread holds the process open only while it has sends pending.
       if (this.pending.size === 0) worker.ref();
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ op: 'send', id, topic, values: buffer, length: total, ends, meta }, [buffer]);
+      worker.postMessage({ op: 'send', id, epoch: this.epoch, topic, values: buffer, length: total, ends, meta }, [
+        buffer,
+      ]);
     });
   }
 
@@ -115,9 +121,10 @@ export class ProduceThread implements RecordSender {
    * an answer holds neither the caller nor the process.
    */
   reset(): void {
+    this.epoch++;
     const w = this.worker;
     if (!w) return;
-    w.postMessage({ op: 'reset' });
+    w.postMessage({ op: 'reset', epoch: this.epoch });
     const abandoned = new Error('the Kafka produce thread was reset: the send was given up');
     for (const p of this.pending.values()) p.reject(abandoned);
     this.pending.clear();

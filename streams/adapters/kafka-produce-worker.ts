@@ -4,14 +4,17 @@
  * adds to the processor's produce step. Here that work runs beside the processor's event loop.
  *
  * Messages from the parent:
- * - `{ op: 'send', id, topic, values, length, ends, meta }`: the first `length` bytes of `values` hold the
+ * - `{ op: 'send', id, epoch, topic, values, length, ends, meta }`: the first `length` bytes of `values` hold the
  *   records' values end to end (`ends[i]` where value i ends; -1 for a tombstone), `meta[i]` the record's
  *   key, partition, timestamp and headers. Answered with `{ id, ok: true, buffer }` or `{ id, ok: false,
  *   error, buffer }` (the kafkajs error's name, type, message, retriable flag and causes, as
- *   kafka-errors.ts reads them; `buffer` is `values` handed back for the next sends).
- * - `{ op: 'reset' }`: the producer is dropped at once (after a failed or timed-out send, so that no
- *   sequence number of the old one is reused, and a send that hangs holds up nothing after it) and a new
- *   one connected by the next send.
+ *   kafka-errors.ts reads them; `buffer` is `values` handed back for the next sends). Sends are made one
+ *   after the other in arrival order. `epoch` counts the parent's resets: a send of an epoch before the
+ *   last reset, or of the epoch of a send that failed, is answered with a failure and not sent, so that
+ *   nothing queued behind a failed send reaches the topic after it (the parent resets after a failure).
+ * - `{ op: 'reset', epoch }`: the producer is dropped at once (after a failed or timed-out send, so that
+ *   no sequence number of the old one is reused, and a send that hangs holds up nothing after it) and a
+ *   new one connected by the next send; sends of earlier epochs still queued are given up.
  * - `{ op: 'close' }`: disconnects; answered with `{ closed: true }`.
  * kafkajs's log entries go to the parent as `{ log }` for its logger.
  */
@@ -43,8 +46,17 @@ export interface SerializedError {
 }
 
 type Request =
-  | { op: 'send'; id: number; topic: string; values: ArrayBuffer; length: number; ends: Int32Array; meta: SendMeta[] }
-  | { op: 'reset' }
+  | {
+      op: 'send';
+      id: number;
+      epoch: number;
+      topic: string;
+      values: ArrayBuffer;
+      length: number;
+      ends: Int32Array;
+      meta: SendMeta[];
+    }
+  | { op: 'reset'; epoch: number }
   | { op: 'close' };
 
 const port = parentPort!;
@@ -72,6 +84,19 @@ const kafka = new Kafka({
 let current: { producer: Producer; connected: Promise<void> } | undefined;
 /** Sends one after the other, in arrival order. */
 let queue: Promise<unknown> = Promise.resolve();
+/** The epoch of the last reset: sends of earlier epochs are given up. */
+let epoch = 0;
+/** The latest epoch in which a send failed: its later sends are not made. */
+let failedEpoch = -1;
+
+/** The answer to a send that is not made (see the module's comment). */
+class NotSent extends Error {
+  readonly retriable = true;
+  constructor(why: string) {
+    super(`not sent: ${why}`);
+    this.name = 'NotSent';
+  }
+}
 
 function serialize(e: unknown, depth = 0): SerializedError {
   const x = (e ?? {}) as {
@@ -94,6 +119,17 @@ function serialize(e: unknown, depth = 0): SerializedError {
 }
 
 async function send(req: Extract<Request, { op: 'send' }>): Promise<void> {
+  if (req.epoch < epoch) throw new NotSent('the producer was reset after it was asked for');
+  if (req.epoch <= failedEpoch) throw new NotSent('a send before it failed');
+  try {
+    await produce(req);
+  } catch (e) {
+    failedEpoch = Math.max(failedEpoch, req.epoch);
+    throw e;
+  }
+}
+
+async function produce(req: Extract<Request, { op: 'send' }>): Promise<void> {
   const values = Buffer.from(req.values, 0, req.length);
   const messages: Message[] = new Array(req.meta.length);
   let start = 0;
@@ -146,6 +182,7 @@ port.on('message', (req: Request) => {
       ),
     );
   } else if (req.op === 'reset') {
+    epoch = Math.max(epoch, req.epoch);
     void reset();
   } else {
     void reset().then(() => {

@@ -7,6 +7,12 @@ import { toRacingError } from './kafka-errors.js';
 
 /** What the Kafka log sends one produce request's records through. */
 export interface RecordSender {
+  /**
+   * True when sends may be made before the earlier ones are answered: they are then sent in the order
+   * they were made, and none made before a reset is sent after a send before it failed (it fails
+   * instead). False: the caller awaits each send before the next.
+   */
+  readonly queues: boolean;
   /** Produces `messages` (each with its partition) to `topic`; resolves when the broker acknowledged them. */
   send(topic: string, messages: (Message & { partition: number })[]): Promise<void>;
   /** After a failed or unanswered send: the next send goes through a new producer. */
@@ -30,6 +36,8 @@ export function newProducer(kafka: Kafka): Producer {
 
 /** The producer on the caller's event loop (RACING_KAFKA_PRODUCE_THREAD=0). */
 export class InlineSender implements RecordSender {
+  /** kafkajs's producer does not keep concurrent sends in order */
+  readonly queues = false;
   private producer: Producer | undefined;
 
   constructor(private readonly kafka: Kafka) {}

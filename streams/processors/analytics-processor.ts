@@ -537,10 +537,12 @@ export class AnalyticsProcessor {
 
   /**
    * The direct races' rows (flushOutputs with `directOnly`), each slice of DIRECT_SLICE_ROWS handed to the
-   * log as soon as it is computed (in a catch-up, as soon as its group of races is), the slices' produces
-   * chained in order. Resolves when the rows are
-   * computed; `produced` resolves when every slice is produced, and rejects with the first failure (the
-   * slices after a failed one are not sent). A failure of the computing waits for the slices in flight.
+   * log as soon as it is computed (in a catch-up, as soon as its group of races is), without waiting
+   * for the earlier slices' produces (the log writes them in call order). Resolves when the rows are
+   * computed; `produced` resolves when every slice is produced, and rejects with a failure of one (the
+   * Kafka log's produce thread sends none queued behind a failed one; the embedded log may write them:
+   * the batch is not checkpointed, and its retry writes its rows again). A failure of the computing
+   * waits for the slices in flight.
    */
   private async produceDirect(group: number): Promise<{ rows: number; dropped: boolean; produced: Promise<void> }> {
     const topic = this.codecs.topics.analytics;
@@ -554,16 +556,18 @@ export class AnalyticsProcessor {
       if (out.rows.length === 0) return;
       rows += out.rows.length;
       inFlight++;
-      produced = produced
-        .then(() => this.log.produce(topic, out.rows))
-        .finally(() => {
-          inFlight--;
-        });
+      // Handed to the log at once (it writes produces in call order): the log's work on the slice
+      // (the Kafka log's produce thread's encoding and sending) starts while the next is computed.
+      const written = this.log.produce(topic, out.rows).finally(() => {
+        inFlight--;
+      });
+      produced = Promise.all([produced, written]).then(() => undefined);
       // awaited by the caller; handled here so that a failure while the rest is computed is not unhandled
       produced.catch(() => undefined);
     };
-    // While a slice is being produced, a turn of the event loop every PRODUCE_TURN_MS lets its
-    // acknowledgement in, so the next slice follows it without waiting for the end of the computing.
+    // While a slice is being produced, a turn of the event loop every PRODUCE_TURN_MS lets the log's
+    // answers in (the embedded log writes one produce's store batch after the other's has finished), so
+    // the slices are written while the rest is computed rather than all after it.
     let since = performance.now();
     const between = (): Promise<void> | undefined => {
       if (inFlight === 0 || performance.now() - since < PRODUCE_TURN_MS) return undefined;

@@ -394,6 +394,34 @@ describe("the Kafka log's produce thread", () => {
     await thread.close();
   });
 
+  it.skipIf(!brokers)('sends queued behind a failed one are not made; after a reset the next is', async () => {
+    const admin = await connect();
+    const t = uniqueName('poisoned');
+    // the broker refuses a record over 1,000 bytes (MESSAGE_TOO_LARGE, not retried)
+    await admin.ensureTopics([{ name: t, partitions: 1, compacted: false, config: { 'max.message.bytes': '1000' } }]);
+    const thread = new ProduceThread(data(brokers.split(',')[0]!), silentLogger(), silentLogger());
+    const outcome = (p: Promise<void>) =>
+      p.then(
+        () => 'sent',
+        (e: unknown) => (e as Error).message,
+      );
+    try {
+      await thread.send(t, [message('first')]);
+      const big = { key: 'big', value: Buffer.alloc(5_000, 1), partition: 0, timestamp: '1700000000000' };
+      // both handed over before the first is answered
+      const refused = outcome(thread.send(t, [big]));
+      const behind = outcome(thread.send(t, [message('behind')]));
+      expect(await refused).not.toBe('sent');
+      expect(await behind).toMatch(/not sent: a send before it failed/);
+      thread.reset();
+      await thread.send(t, [message('after')]);
+      expect((await readPartition(admin, t, 0)).map((r) => r.key)).toEqual(['first', 'after']);
+    } finally {
+      await thread.close();
+      await admin.close();
+    }
+  });
+
   it.skipIf(!brokers)('a thread that dies fails its pending send; the next send starts a new thread', async () => {
     const admin = await connect();
     const t = uniqueName('thread');

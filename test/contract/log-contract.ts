@@ -173,6 +173,30 @@ export function describeLog(name: string, factory: LogFactory): void {
       }
     });
 
+    it('writes produces made before the earlier ones resolved in call order', async () => {
+      const t = await topic('pipelined', 3);
+      // Large enough that the Kafka log cuts each call into several requests (512 KiB a partition).
+      const calls = 6;
+      const perCall = 396;
+      const pad = 'x'.repeat(2_000);
+      const sends = Array.from({ length: calls }, (_, call) =>
+        log.produce(
+          t,
+          Array.from({ length: perCall }, (_, i) => ({
+            key: `key-${i % 12}`,
+            value: text(`${call * perCall + i} ${pad}`),
+          })),
+        ),
+      );
+      await Promise.all(sends);
+      const records = await readAll(log, t);
+      expect(records).toHaveLength(calls * perCall);
+      for (let k = 0; k < 12; k++) {
+        const seq = records.filter((r) => r.key === `key-${k}`).map((r) => Number(valueText(r)!.split(' ')[0]));
+        expect(seq).toEqual(Array.from({ length: (calls * perCall) / 12 }, (_, i) => k + i * 12));
+      }
+    });
+
     it('reports start and end offsets per partition', async () => {
       const t = await topic('offsets', 2);
       expect(await log.endOffsets(t)).toEqual([0, 0]);
