@@ -247,6 +247,8 @@ export class AnalyticsProcessor {
       const taking = new Set(gained);
       this.takeovers.add(taking);
       const takeOver = async () => {
+        // what this instance produced is on the topic before the topic is read
+        await this.inTransit;
         const fresh = new Set([...taking].filter((p) => !this.current.has(p)));
         if (lost.size > 0) await this.engine.forgetEmitted((raceId) => lost.has(ownership.partitionOf(raceId)));
         if (fresh.size > 0) {
@@ -364,34 +366,46 @@ export class AnalyticsProcessor {
     // course key touch. Those follow, recomputed in slices that let the rest of the service (the view,
     // the stream) run in between; the checkpoint below still comes after both are produced.
     // Produced in slices as they are computed (see produceDirect): the log's work on one slice overlaps
-    // the computing of the next; all of them are produced before the batch goes on.
+    // the computing of the next.
     // A catch-up's batch computes its races' rows in groups of ROWS_GROUP races (FlushOptions.group), a
     // live one race by race. In a group every race's rows are computed before the first is emitted: the
     // slices of a group go to the log one after another once it is computed (their produce overlaps the
     // next group's computing), and the yields below come only between groups, so a catch-up holds the
     // event loop for a group's rows at a time (docs/architecture.md); a live batch yields between races.
-    const group = batch.records.length >= CATCH_UP_BATCH_RECORDS ? ROWS_GROUP : 1;
+    // A catch-up's batch does not wait for its rows to be produced: the next batch is decoded, prefetched
+    // and applied meanwhile, and waits for them before it hands its own rows over (see inTransit).
+    const catchUp = batch.records.length >= CATCH_UP_BATCH_RECORDS;
+    const group = catchUp ? ROWS_GROUP : 1;
+    await this.inTransit;
+    this.mark('produce');
     const direct = await this.produceDirect(group);
     this.mark('direct');
-    await direct.produced;
-    // Live (a batch that took all there was, not a catch-up's full one): the view and the stream this
-    // process serves take the rows before the dependents take the thread.
-    if (direct.rows > 0 && batch.records.length < CATCH_UP_BATCH_RECORDS) await settle(this.settleMaxMs);
+    if (!catchUp) {
+      await direct.produced;
+      // Live (a batch that took all there was, not a catch-up's full one): the view and the stream this
+      // process serves take the rows before the dependents take the thread.
+      if (direct.rows > 0) await settle(this.settleMaxMs);
+    }
     this.mark('produce');
     // (the slices' yields count here too: the view and the stream run in them)
     const { rows, snapshots, dropped } = this.owned(
       await this.flushOutputs(undefined, { between: timeSlices(), group }),
     );
     this.mark('dependents');
+    // handed to the log in this order, which writes them in call order
+    const written = [direct.produced];
     if (deadLetters.length > 0) {
-      await this.log.produce(this.codecs.topics.deadLetter, deadLetters);
+      written.push(this.log.produce(this.codecs.topics.deadLetter, deadLetters));
       this.logger.warn(
         { count: deadLetters.length, first: deadLetters[0]?.headers },
         'input records sent to the dead-letter topic',
       );
     }
-    if (rows.length > 0) await this.log.produce(this.codecs.topics.analytics, rows);
-    if (snapshots.length > 0) await this.log.produce(this.codecs.topics.courseSnapshots, snapshots);
+    if (rows.length > 0) written.push(this.log.produce(this.codecs.topics.analytics, rows));
+    if (snapshots.length > 0) written.push(this.log.produce(this.codecs.topics.courseSnapshots, snapshots));
+    const all = Promise.all(written).then(() => undefined);
+    if (catchUp) this.hold(all);
+    else await all;
     this.mark('produce');
     for (const r of batch.records) this.positions.set(`${r.topic}:${r.partition}`, r.offset + 1);
     // rows dropped by `owned` are marked emitted until the queued ownership change forgets them
@@ -646,6 +660,25 @@ export class AnalyticsProcessor {
     return { rows, snapshots };
   }
 
+  /**
+   * The produces of the last catch-up batch, while they are not all answered (undefined after a
+   * batch that awaited its own). The next batch awaits it before it hands its rows over (so at most one
+   * batch's rows wait in the log), and so do a checkpoint (its input positions claim them) and a
+   * takeover (it reads the topic). It rejects with the first failure, which also ends the processor
+   * (see `fail`).
+   */
+  private inTransit: Promise<void> | undefined;
+
+  private hold(produced: Promise<void>): void {
+    this.inTransit = produced;
+    produced.then(
+      () => {
+        if (this.inTransit === produced) this.inTransit = undefined;
+      },
+      (e: unknown) => this.fail(e, "could not produce a batch's rows"),
+    );
+  }
+
   private chain: Promise<unknown> = Promise.resolve();
   /** Why this processor stopped for good (see `run`): every later batch, flush and checkpoint rejects with it. */
   private failure: { error: unknown } | undefined;
@@ -677,6 +710,8 @@ export class AnalyticsProcessor {
    */
   async checkpoint(evictAsOf?: number): Promise<void> {
     this.mark(undefined);
+    await this.inTransit;
+    this.mark('produce');
     // Each record goes into the store's batch as it is encoded: a catch-up's checkpoint has hundreds
     // of thousands, and building them as operation objects first, copied twice more on the way to the
     // store, cost a third of its time and held them all until the write.
