@@ -710,8 +710,6 @@ export class AnalyticsProcessor {
    */
   async checkpoint(evictAsOf?: number): Promise<void> {
     this.mark(undefined);
-    await this.inTransit;
-    this.mark('produce');
     // Each record goes into the store's batch as it is encoded: a catch-up's checkpoint has hundreds
     // of thousands, and building them as operation objects first, copied twice more on the way to the
     // store, cost a third of its time and held them all until the write.
@@ -734,6 +732,11 @@ export class AnalyticsProcessor {
       this.mark('encode');
       // the positions only once every slice is in: until then the marker stands
       await Promise.all(slices);
+      // and only once the rows of the batches they claim are produced (the state above is encoded and
+      // its slices written meanwhile: a checkpoint cut short before this write leaves its marker)
+      this.mark('write');
+      await this.inTransit;
+      this.mark('produce');
       // the partitions owned as of now, not as of the encoding: one lost while the slices were written
       // is no longer this instance's (see useOwnership)
       if (this.ownership) batch.put(OWNED_KEY, Buffer.from(JSON.stringify([...this.current].sort((a, b) => a - b))));
