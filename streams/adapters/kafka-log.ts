@@ -19,7 +19,7 @@ import type { Logger } from '../../domain/logger.js';
 import type { ConsumeOptions, LogBatch, LogPort, LogRecord, OutRecord, TopicSpec } from '../log-port.js';
 import { type Admin, Kafka, type Message } from 'kafkajs';
 import { ProduceThread } from './kafka-produce-thread.js';
-import { InlineSender, type RecordSender } from './kafka-producer.js';
+import { InlineSender, isGivenUp, type RecordSender } from './kafka-producer.js';
 import { consumeGroup } from './kafka-consumer.js';
 import { toRacingError } from './kafka-errors.js';
 import { fetchPartitions } from './kafka-fetch.js';
@@ -124,6 +124,8 @@ class KafkaLogAdapter implements KafkaLog {
   private readonly consuming = new Set<Promise<void>>();
   private readonly closing = new AbortController();
   private readonly produceLock = new Mutex();
+  /** settles with the answer to the last send handed to a sender that queues (see produce) */
+  private lastAnswer: Promise<void> = Promise.resolve();
   /** produces handed to the sender and not yet answered (close waits for them) */
   private readonly unanswered = new Set<Promise<unknown>>();
   private closed: Promise<void> | undefined;
@@ -241,9 +243,26 @@ class KafkaLogAdapter implements KafkaLog {
       this.assertOpen();
       const chunks = chunkBySize(messages);
       if (this.sender.queues) {
-        // Bounded: after a broker restart a send on the old connection can stay unanswered for ever,
-        // and the processor's batch (and everything queued behind it) with it.
-        const sends = chunks.map((chunk) => withDeadline(this.sender.send(topic, chunk), SEND_TIMEOUT_MS));
+        const sends: Promise<void>[] = [];
+        try {
+          for (const chunk of chunks) {
+            // Bounded: after a broker restart a send on the old connection can stay unanswered for
+            // ever, and the processor's batch (and everything queued behind it) with it. The sender
+            // sends one at a time, so a send's time runs from the answer to the one before it: the
+            // time it waits in the queue behind other produces' sends is not held against it.
+            const previous = this.lastAnswer;
+            const sent = this.sender.send(topic, chunk);
+            this.lastAnswer = sent.then(
+              () => undefined,
+              () => undefined,
+            );
+            sends.push(deadlineAfter(previous, sent, SEND_TIMEOUT_MS));
+          }
+        } catch (e) {
+          // (a thread that cannot start, a buffer that cannot be had): the sends handed over are given up
+          for (const p of sends) p.catch(() => undefined);
+          throw this.sendFailed(e, topic);
+        }
         const all = Promise.all(sends);
         const settled = all.then(
           () => undefined,
@@ -272,7 +291,9 @@ class KafkaLogAdapter implements KafkaLog {
   private sendFailed(e: unknown, topic: string): RacingError {
     // A new producer for the next send, so that no sequence number of this one is reused (also while
     // a send with no answer is still running on it). Sends queued behind the failed one are not made.
-    this.sender.reset();
+    // A send that was only given up or not made (another send failed first) resets nothing more: the
+    // failure that caused it did.
+    if (!isGivenUp(e)) this.sender.reset();
     const error = toRacingError(e, `produce to ${topic}`, { topic });
     // A send that timed out is as retriable as a broker that refused the connection.
     if (/no answer within/.test(error.message) && !error.retriable) {
@@ -520,6 +541,24 @@ function abortedOrClosed(...signals: (AbortSignal | undefined)[]): Promise<void>
     const live = signals.filter((s): s is AbortSignal => s !== undefined);
     if (live.some((s) => s.aborted)) return resolve();
     for (const s of live) s.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+/**
+ * `promise`, or a failure `ms` after `previous` settled if it has not settled by then (the timer starts
+ * only once `previous` has settled).
+ */
+function deadlineAfter<T>(previous: Promise<unknown>, promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let done = false;
+  const timeout = new Promise<never>((_, reject) => {
+    void previous.then(() => {
+      if (!done) timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    });
+  });
+  return Promise.race([promise, timeout]).finally(() => {
+    done = true;
+    clearTimeout(timer);
   });
 }
 

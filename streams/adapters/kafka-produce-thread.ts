@@ -11,13 +11,13 @@ import { logLevel } from 'kafkajs';
 import type { Logger } from '../../domain/logger.js';
 import { pinoLogCreator } from './kafka-logging.js';
 import type { ProduceWorkerData, SendMeta, SerializedError } from './kafka-produce-worker.js';
-import type { RecordSender } from './kafka-producer.js';
+import { givenUp, type RecordSender } from './kafka-producer.js';
 
 /** The produce thread's young generation, MB (see startWorker). */
 const WORKER_YOUNG_GENERATION_MB = 48;
 /** Send buffers are whole multiples of this (1 MiB); the thread hands them back for the next sends. */
 const BUFFER_STEP = 1_048_576;
-const SPARE_BUFFERS = 4;
+const SPARE_BUFFERS = 8;
 
 type Outcome = { resolve: () => void; reject: (e: Error) => void };
 
@@ -26,8 +26,9 @@ type Outcome = { resolve: () => void; reject: (e: Error) => void };
  * a small bootstrap registers tsx in the thread first.
  */
 function startWorker(data: ProduceWorkerData): Worker {
-  // The thread holds a produce request or two at a time: a small young generation, not the one the
-  // process's flags give the main thread (`--max-semi-space-size=64`, sized for the engine's churn).
+  // The thread encodes one produce request at a time (the others wait as transferred buffers): a
+  // small young generation, not the one the process's flags give the main thread
+  // (`--max-semi-space-size=64`, sized for the engine's churn).
   const resourceLimits = { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB };
   if (!import.meta.url.endsWith('.ts')) {
     return new Worker(new URL('./kafka-produce-worker.js', import.meta.url), { workerData: data, resourceLimits });
@@ -125,7 +126,7 @@ export class ProduceThread implements RecordSender {
     const w = this.worker;
     if (!w) return;
     w.postMessage({ op: 'reset', epoch: this.epoch });
-    const abandoned = new Error('the Kafka produce thread was reset: the send was given up');
+    const abandoned = givenUp('the Kafka produce thread was reset: the send was given up', 'SendGivenUp');
     for (const p of this.pending.values()) p.reject(abandoned);
     this.pending.clear();
     w.unref();

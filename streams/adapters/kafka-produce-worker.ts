@@ -20,7 +20,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { Kafka, type Message, type Producer, type logLevel as kafkaLogLevel } from 'kafkajs';
-import { newProducer } from './kafka-producer.js';
+import { givenUp, newProducer } from './kafka-producer.js';
 
 export interface ProduceWorkerData {
   clientId: string;
@@ -89,15 +89,6 @@ let epoch = 0;
 /** The latest epoch in which a send failed: its later sends are not made. */
 let failedEpoch = -1;
 
-/** The answer to a send that is not made (see the module's comment). */
-class NotSent extends Error {
-  readonly retriable = true;
-  constructor(why: string) {
-    super(`not sent: ${why}`);
-    this.name = 'NotSent';
-  }
-}
-
 function serialize(e: unknown, depth = 0): SerializedError {
   const x = (e ?? {}) as {
     name?: unknown;
@@ -119,8 +110,8 @@ function serialize(e: unknown, depth = 0): SerializedError {
 }
 
 async function send(req: Extract<Request, { op: 'send' }>): Promise<void> {
-  if (req.epoch < epoch) throw new NotSent('the producer was reset after it was asked for');
-  if (req.epoch <= failedEpoch) throw new NotSent('a send before it failed');
+  if (req.epoch < epoch) throw givenUp('not sent: the producer was reset after it was asked for', 'NotSent');
+  if (req.epoch <= failedEpoch) throw givenUp('not sent: a send before it failed', 'NotSent');
   try {
     await produce(req);
   } catch (e) {

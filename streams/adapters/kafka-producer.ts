@@ -73,3 +73,24 @@ export class InlineSender implements RecordSender {
     return producer;
   }
 }
+
+/**
+ * A send a sender that queues gave up (reset after another send failed) or did not make (queued behind
+ * one that failed): retriable, and the reset that follows the failure that caused it is that failure's.
+ */
+export function givenUp(message: string, name: 'SendGivenUp' | 'NotSent'): Error {
+  const e = new Error(message) as Error & { retriable: boolean };
+  e.name = name;
+  e.retriable = true;
+  return e;
+}
+
+/** Whether `e` (or what it wraps) is a send given up or not made (see givenUp). */
+export function isGivenUp(e: unknown): boolean {
+  let current = e as { name?: unknown; cause?: unknown } | null | undefined;
+  for (let i = 0; i < 10 && current; i++) {
+    if (current.name === 'SendGivenUp' || current.name === 'NotSent') return true;
+    current = current.cause as typeof current;
+  }
+  return false;
+}

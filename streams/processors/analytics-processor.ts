@@ -372,12 +372,10 @@ export class AnalyticsProcessor {
     // slices of a group go to the log one after another once it is computed (their produce overlaps the
     // next group's computing), and the yields below come only between groups, so a catch-up holds the
     // event loop for a group's rows at a time (docs/architecture.md); a live batch yields between races.
-    // A catch-up's batch does not wait for its rows to be produced: the next batch is decoded, prefetched
-    // and applied meanwhile, and waits for them before it hands its own rows over (see inTransit).
+    // A catch-up's batch does not wait for its rows to be produced before its checkpoint: the checkpoint
+    // encodes the state meanwhile (see inTransit); the batch ends once they are.
     const catchUp = batch.records.length >= CATCH_UP_BATCH_RECORDS;
     const group = catchUp ? ROWS_GROUP : 1;
-    await this.inTransit;
-    this.mark('produce');
     const direct = await this.produceDirect(group);
     this.mark('direct');
     if (!catchUp) {
@@ -392,6 +390,8 @@ export class AnalyticsProcessor {
       await this.flushOutputs(undefined, { between: timeSlices(), group }),
     );
     this.mark('dependents');
+    // (a slice that failed meanwhile fails the batch here: nothing more goes to the log)
+    if (direct.failed()) await direct.produced;
     // handed to the log in this order, which writes them in call order
     const written = [direct.produced];
     if (deadLetters.length > 0) {
@@ -413,6 +413,11 @@ export class AnalyticsProcessor {
       await this.checkpoint();
       this.lastCheckpointAt = performance.now();
     }
+    // The batch ends once its rows are produced (the checkpoint above was encoded meanwhile): a partition
+    // this instance gives away after the batch gets none of its rows behind the new owner's back.
+    this.mark(undefined);
+    await this.inTransit;
+    this.mark('produce');
     this.stats.records += batch.records.length;
     this.stats.deadLetters += deadLetters.length;
     this.stats.batches++;
@@ -553,18 +558,24 @@ export class AnalyticsProcessor {
    * The direct races' rows (flushOutputs with `directOnly`), each slice of DIRECT_SLICE_ROWS handed to the
    * log as soon as it is computed (in a catch-up, as soon as its group of races is), without waiting
    * for the earlier slices' produces (the log writes them in call order). Resolves when the rows are
-   * computed; `produced` resolves when every slice is produced, and rejects with a failure of one (the
-   * Kafka log's produce thread sends none queued behind a failed one; the embedded log may write them:
-   * the batch is not checkpointed, and its retry writes its rows again). A failure of the computing
-   * waits for the slices in flight.
+   * computed; `produced` resolves when every slice is produced, and rejects with a failure of one. No
+   * slice is handed over once one has failed (`failed`); those handed over before may still be written
+   * (the Kafka log's produce thread sends none queued behind a failed one, the embedded log may): the
+   * batch is not checkpointed, and its retry writes its rows again. A failure of the computing waits
+   * for the slices in flight.
    */
-  private async produceDirect(group: number): Promise<{ rows: number; dropped: boolean; produced: Promise<void> }> {
+  private async produceDirect(
+    group: number,
+  ): Promise<{ rows: number; dropped: boolean; produced: Promise<void>; failed: () => boolean }> {
     const topic = this.codecs.topics.analytics;
     let produced: Promise<void> = Promise.resolve();
     let inFlight = 0;
     let rows = 0;
     let dropped = false;
+    // once a slice failed, no more are handed over (the batch fails with it)
+    let failed = false;
     const send = (slice: OutRecord[]): void => {
+      if (failed) return;
       const out = this.owned({ rows: slice, snapshots: [] });
       dropped ||= out.dropped;
       if (out.rows.length === 0) return;
@@ -574,6 +585,9 @@ export class AnalyticsProcessor {
       // (the Kafka log's produce thread's encoding and sending) starts while the next is computed.
       const written = this.log.produce(topic, out.rows).finally(() => {
         inFlight--;
+      });
+      written.catch(() => {
+        failed = true;
       });
       produced = Promise.all([produced, written]).then(() => undefined);
       // awaited by the caller; handled here so that a failure while the rest is computed is not unhandled
@@ -602,7 +616,7 @@ export class AnalyticsProcessor {
       await produced.catch(() => undefined);
       throw e;
     }
-    return { rows, dropped, produced };
+    return { rows, dropped, produced, failed: () => failed };
   }
 
   /**
@@ -661,11 +675,10 @@ export class AnalyticsProcessor {
   }
 
   /**
-   * The produces of the last catch-up batch, while they are not all answered (undefined after a
-   * batch that awaited its own). The next batch awaits it before it hands its rows over (so at most one
-   * batch's rows wait in the log), and so do a checkpoint (its input positions claim them) and a
-   * takeover (it reads the topic). It rejects with the first failure, which also ends the processor
-   * (see `fail`).
+   * The produces of the catch-up batch under way, while they are not all answered: the checkpoint after
+   * the batch encodes the state meanwhile and writes nothing before they are in (its input positions
+   * claim them), and the batch ends once they are; a takeover awaits them too (it reads the topic). It
+   * rejects with the first failure, which also ends the processor (see `fail`).
    */
   private inTransit: Promise<void> | undefined;
 
@@ -710,6 +723,14 @@ export class AnalyticsProcessor {
    */
   async checkpoint(evictAsOf?: number): Promise<void> {
     this.mark(undefined);
+    // Rows handed over just before (the dependents' rows) reach the log before the encoding below
+    // takes the thread: the log's lock and the handing over run in the turns of the microtask queue.
+    if (this.inTransit !== undefined) await new Promise<void>((resolve) => setImmediate(resolve));
+    this.mark('produce');
+    // The state is encoded while the rows of the batches before are produced; nothing of it is written
+    // until they are in, so that a produce that fails leaves the previous checkpoint whole (no slice
+    // written with the marker, which would make the next open replay from the start).
+    const produced = this.inTransit ?? Promise.resolve();
     // Each record goes into the store's batch as it is encoded: a catch-up's checkpoint has hundreds
     // of thousands, and building them as operation objects first, copied twice more on the way to the
     // store, cost a third of its time and held them all until the write.
@@ -722,21 +743,29 @@ export class AnalyticsProcessor {
         bytes += key.length + value.length;
         if (bytes >= this.sliceBytes) {
           batch.put(INCOMPLETE_KEY, INCOMPLETE);
-          slices.push(batch.write());
+          const full = batch;
+          const written = produced.then(
+            () => full.write(),
+            async (e: unknown) => {
+              await full.discard().catch(() => undefined);
+              throw e;
+            },
+          );
+          // (its failure is the checkpoint's: awaited below, or settled in the catch)
+          written.catch(() => undefined);
+          slices.push(written);
           batch = this.store.writeBatch();
           bytes = 0;
         }
       });
       for (const [k, v] of this.positions) batch.put(`o/${k}`, Buffer.from(String(v)));
       if (slices.length > 0) batch.del(INCOMPLETE_KEY);
+      // the positions only once the rows they claim are produced and every slice is in: until then the
+      // marker stands
       this.mark('encode');
-      // the positions only once every slice is in: until then the marker stands
-      await Promise.all(slices);
-      // and only once the rows of the batches they claim are produced (the state above is encoded and
-      // its slices written meanwhile: a checkpoint cut short before this write leaves its marker)
-      this.mark('write');
-      await this.inTransit;
+      await produced;
       this.mark('produce');
+      await Promise.all(slices);
       // the partitions owned as of now, not as of the encoding: one lost while the slices were written
       // is no longer this instance's (see useOwnership)
       if (this.ownership) batch.put(OWNED_KEY, Buffer.from(JSON.stringify([...this.current].sort((a, b) => a - b))));

@@ -112,6 +112,20 @@ describe.skipIf(!brokers)('Kafka log', () => {
       opened = [];
     });
 
+    it('a produce made while one before it is refused fails retriable, unsent; the next one goes through', async () => {
+      const log = await open();
+      const t = uniqueName('behind-refused');
+      await log.ensureTopics([{ name: t, partitions: 1, compacted: false }]);
+      const huge = Buffer.alloc(2 * 1_048_576, 7);
+      // both handed to the produce thread before the broker refuses the first
+      const refused = log.produce(t, [{ key: 'big', value: huge }]);
+      const behind = log.produce(t, [{ key: 'behind', value: text('x') }]);
+      await expect(refused).rejects.toMatchObject({ code: 'validation_failed' });
+      await expect(behind).rejects.toMatchObject({ retriable: true });
+      await log.produce(t, [{ key: 'after', value: text('y') }]);
+      expect((await readPartition(log, t, 0)).map((r) => r.key)).toEqual(['after']);
+    });
+
     it('consumers of one group share the partitions across rebalances, each record delivered once', async () => {
       const log = await open();
       const t = uniqueName('shared');

@@ -175,10 +175,10 @@ export function describeLog(name: string, factory: LogFactory): void {
 
     it('writes produces made before the earlier ones resolved in call order', async () => {
       const t = await topic('pipelined', 3);
-      // Large enough that the Kafka log cuts each call into several requests (512 KiB a partition).
+      // About 800 KB a partition per call: the Kafka log cuts each into requests of 512 KiB a partition.
       const calls = 6;
       const perCall = 396;
-      const pad = 'x'.repeat(2_000);
+      const pad = 'x'.repeat(6_000);
       const sends = Array.from({ length: calls }, (_, call) =>
         log.produce(
           t,

@@ -12,7 +12,7 @@ import { generateFeed } from '../../domain/generator/index.js';
 import { silentLogger } from '../../domain/logger.js';
 import type { OutRecord } from '../../streams/log-port.js';
 import { AnalyticsProcessor } from '../../streams/processors/analytics-processor.js';
-import { compactedTopic, embeddedWorld, interceptProduce } from '../support/embedded-world.js';
+import { compactedTopic, embeddedWorld, intercept, interceptProduce } from '../support/embedded-world.js';
 
 const logger = silentLogger();
 const FEED = { from: '2024-06-01', to: '2024-06-03', seed: 5, scale: 0.3 };
@@ -107,5 +107,44 @@ describe('direct rows produced in slices', () => {
     // the rows after the failed slice were produced by the restart
     const keys = new Set(failing.produces.flat().map((r) => r.key));
     for (const r of whole.produces.flat()) expect(keys.has(r.key)).toBe(true);
+  });
+
+  it("a catch-up batch's rows that fail while its checkpoint is encoded leave no part of that checkpoint written", async () => {
+    // A full catch-up batch (10,000 records) whose checkpoint is written in slices; its first analytics
+    // produce fails once the checkpoint has begun, so the checkpoint's encoding runs while it is pending.
+    const feed = () => generateFeed({ from: '2024-06-01', to: '2024-06-24', seed: 5, scale: 4 });
+    const { store, log: inner, topics, codecs } = await embeddedWorld(feed());
+    let checkpointBegun: () => void = () => undefined;
+    const begun = new Promise<void>((resolve) => (checkpointBegun = resolve));
+    let failing = true;
+    const log = interceptProduce(inner, async (topic, records: readonly OutRecord[], produce) => {
+      if (topic !== topics.analytics || !failing) return produce(topic, records);
+      failing = false;
+      await begun;
+      throw new RacingError('broker_unreachable', 'Kafka broker unreachable', { retriable: true });
+    });
+    const processorStore = store.sub('processor/');
+    let batches = 0;
+    const watched = intercept(processorStore, 'writeBatch', () => {
+      batches++;
+      checkpointBegun();
+      return processorStore.writeBatch();
+    });
+    const processor = await AnalyticsProcessor.open({
+      log,
+      codecs,
+      store: watched,
+      logger,
+      checkpointSliceBytes: 16_384,
+    });
+    const failed = await processor.run({ untilCaughtUp: true, checkpointIntervalMs: 0 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(failed).toBeInstanceOf(RacingError);
+    // the checkpoint was begun and cut into slices, and none of them was written: no marker
+    expect(batches).toBeGreaterThan(2);
+    expect(await processorStore.get('state-incomplete')).toBeUndefined();
+    // (that the restart from the checkpoint before produces every row: the test above)
   });
 });
