@@ -124,10 +124,11 @@ class KafkaLogAdapter implements KafkaLog {
   private readonly consuming = new Set<Promise<void>>();
   private readonly closing = new AbortController();
   private readonly produceLock = new Mutex();
-  /** settles with the answer to the last send handed to a sender that queues (see produce) */
+  /**
+   * Settles with the answer to the last send handed to a sender that queues (see produce): the sender
+   * answers in order (a reset answers every send pending), so once it has settled every send has.
+   */
   private lastAnswer: Promise<void> = Promise.resolve();
-  /** produces handed to the sender and not yet answered (close waits for them) */
-  private readonly unanswered = new Set<Promise<unknown>>();
   private closed: Promise<void> | undefined;
 
   constructor(
@@ -256,21 +257,14 @@ class KafkaLogAdapter implements KafkaLog {
               () => undefined,
               () => undefined,
             );
-            sends.push(deadlineAfter(previous, sent, SEND_TIMEOUT_MS));
+            sends.push(withDeadline(sent, SEND_TIMEOUT_MS, previous));
           }
         } catch (e) {
           // (a thread that cannot start, a buffer that cannot be had): the sends handed over are given up
           for (const p of sends) p.catch(() => undefined);
           throw this.sendFailed(e, topic);
         }
-        const all = Promise.all(sends);
-        const settled = all.then(
-          () => undefined,
-          () => undefined,
-        );
-        this.unanswered.add(settled);
-        void settled.then(() => this.unanswered.delete(settled));
-        return { answered: all };
+        return { answered: Promise.all(sends) };
       }
       try {
         for (const chunk of chunks) await withDeadline(this.sender.send(topic, chunk), SEND_TIMEOUT_MS);
@@ -472,7 +466,7 @@ class KafkaLogAdapter implements KafkaLog {
       // Consumers stop after their current batch; their failures belong to their own callers.
       await Promise.allSettled([...this.consuming]);
       await this.produceLock.run(async () => undefined);
-      await Promise.allSettled([...this.unanswered]);
+      await this.lastAnswer;
       await Promise.allSettled([this.sender.close(), this.admin.disconnect(), this.reader.disconnect()]);
       this.logger.debug('Kafka log closed');
     })();
@@ -545,14 +539,14 @@ function abortedOrClosed(...signals: (AbortSignal | undefined)[]): Promise<void>
 }
 
 /**
- * `promise`, or a failure `ms` after `previous` settled if it has not settled by then (the timer starts
- * only once `previous` has settled).
+ * `promise`, or a failure `ms` after `from` settled if it has not settled by then (by default the timer
+ * starts now).
  */
-function deadlineAfter<T>(previous: Promise<unknown>, promise: Promise<T>, ms: number): Promise<T> {
+function withDeadline<T>(promise: Promise<T>, ms: number, from: Promise<unknown> = Promise.resolve()): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   let done = false;
   const timeout = new Promise<never>((_, reject) => {
-    void previous.then(() => {
+    void from.then(() => {
       if (!done) timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
     });
   });
@@ -560,18 +554,6 @@ function deadlineAfter<T>(previous: Promise<unknown>, promise: Promise<T>, ms: n
     done = true;
     clearTimeout(timer);
   });
-}
-
-async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 class Mutex {

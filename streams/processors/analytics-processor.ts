@@ -247,8 +247,6 @@ export class AnalyticsProcessor {
       const taking = new Set(gained);
       this.takeovers.add(taking);
       const takeOver = async () => {
-        // what this instance produced is on the topic before the topic is read
-        await this.inTransit;
         const fresh = new Set([...taking].filter((p) => !this.current.has(p)));
         if (lost.size > 0) await this.engine.forgetEmitted((raceId) => lost.has(ownership.partitionOf(raceId)));
         if (fresh.size > 0) {
@@ -373,7 +371,7 @@ export class AnalyticsProcessor {
     // next group's computing), and the yields below come only between groups, so a catch-up holds the
     // event loop for a group's rows at a time (docs/architecture.md); a live batch yields between races.
     // A catch-up's batch does not wait for its rows to be produced before its checkpoint: the checkpoint
-    // encodes the state meanwhile (see inTransit); the batch ends once they are.
+    // encodes the state meanwhile (see checkpoint's `produced`); the batch ends once they are.
     const catchUp = batch.records.length >= CATCH_UP_BATCH_RECORDS;
     const group = catchUp ? ROWS_GROUP : 1;
     const direct = await this.produceDirect(group);
@@ -404,19 +402,20 @@ export class AnalyticsProcessor {
     if (rows.length > 0) written.push(this.log.produce(this.codecs.topics.analytics, rows));
     if (snapshots.length > 0) written.push(this.log.produce(this.codecs.topics.courseSnapshots, snapshots));
     const all = Promise.all(written).then(() => undefined);
-    if (catchUp) this.hold(all);
-    else await all;
+    // awaited below; handled here so that a failure while the checkpoint is encoded is not unhandled
+    all.catch(() => undefined);
+    if (!catchUp) await all;
     this.mark('produce');
     for (const r of batch.records) this.positions.set(`${r.topic}:${r.partition}`, r.offset + 1);
     // rows dropped by `owned` are marked emitted until the queued ownership change forgets them
     if (performance.now() - this.lastCheckpointAt >= interval && !direct.dropped && !dropped) {
-      await this.checkpoint();
+      await this.checkpoint(undefined, all);
       this.lastCheckpointAt = performance.now();
     }
     // The batch ends once its rows are produced (the checkpoint above was encoded meanwhile): a partition
     // this instance gives away after the batch gets none of its rows behind the new owner's back.
     this.mark(undefined);
-    await this.inTransit;
+    await all;
     this.mark('produce');
     this.stats.records += batch.records.length;
     this.stats.deadLetters += deadLetters.length;
@@ -674,24 +673,6 @@ export class AnalyticsProcessor {
     return { rows, snapshots };
   }
 
-  /**
-   * The produces of the catch-up batch under way, while they are not all answered: the checkpoint after
-   * the batch encodes the state meanwhile and writes nothing before they are in (its input positions
-   * claim them), and the batch ends once they are; a takeover awaits them too (it reads the topic). It
-   * rejects with the first failure, which also ends the processor (see `fail`).
-   */
-  private inTransit: Promise<void> | undefined;
-
-  private hold(produced: Promise<void>): void {
-    this.inTransit = produced;
-    produced.then(
-      () => {
-        if (this.inTransit === produced) this.inTransit = undefined;
-      },
-      (e: unknown) => this.fail(e, "could not produce a batch's rows"),
-    );
-  }
-
   private chain: Promise<unknown> = Promise.resolve();
   /** Why this processor stopped for good (see `run`): every later batch, flush and checkpoint rejects with it. */
   private failure: { error: unknown } | undefined;
@@ -721,16 +702,17 @@ export class AnalyticsProcessor {
    * input positions, removes it, so a checkpoint cut short between slices is known at the next open
    * (the state is dropped and the inputs replayed) and one that completed is as if written at once.
    */
-  async checkpoint(evictAsOf?: number): Promise<void> {
+  async checkpoint(evictAsOf?: number, produced?: Promise<void>): Promise<void> {
     this.mark(undefined);
-    // Rows handed over just before (the dependents' rows) reach the log before the encoding below
-    // takes the thread: the log's lock and the handing over run in the turns of the microtask queue.
-    if (this.inTransit !== undefined) await new Promise<void>((resolve) => setImmediate(resolve));
+    // `produced`: the produces of the catch-up batch the checkpoint follows, not yet answered. Rows handed
+    // over just before (the dependents' rows) reach the log before the encoding below takes the thread:
+    // the log's lock and the handing over run in the turns of the microtask queue.
+    if (produced !== undefined) await new Promise<void>((resolve) => setImmediate(resolve));
     this.mark('produce');
-    // The state is encoded while the rows of the batches before are produced; nothing of it is written
-    // until they are in, so that a produce that fails leaves the previous checkpoint whole (no slice
-    // written with the marker, which would make the next open replay from the start).
-    const produced = this.inTransit ?? Promise.resolve();
+    // The state is encoded while those rows are produced; nothing of it is written until they are in,
+    // so that a produce that fails leaves the previous checkpoint whole (no slice written with the
+    // marker, which would make the next open replay from the start).
+    produced ??= Promise.resolve();
     // Each record goes into the store's batch as it is encoded: a catch-up's checkpoint has hundreds
     // of thousands, and building them as operation objects first, copied twice more on the way to the
     // store, cost a third of its time and held them all until the write.
