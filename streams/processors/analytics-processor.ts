@@ -409,7 +409,8 @@ export class AnalyticsProcessor {
     for (const r of batch.records) this.positions.set(`${r.topic}:${r.partition}`, r.offset + 1);
     // rows dropped by `owned` are marked emitted until the queued ownership change forgets them
     if (performance.now() - this.lastCheckpointAt >= interval && !direct.dropped && !dropped) {
-      await this.checkpoint(undefined, all);
+      // (a live batch's rows are in already: nothing to overlap)
+      await this.checkpoint(undefined, catchUp ? all : undefined);
       this.lastCheckpointAt = performance.now();
     }
     // The batch ends once its rows are produced (the checkpoint above was encoded meanwhile): a partition
